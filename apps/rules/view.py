@@ -1,0 +1,45 @@
+"""What one seat may know: its own hand and the public table, never another hidden tile."""
+
+from __future__ import annotations
+
+from .engine import Match, Round, legal_dict
+from .tiles import NAMES
+
+
+def side_dict(rules, side: int | None) -> dict | None:
+    if side is None:
+        return None
+    return {"team": side} if rules.partners else {"seat": side}
+
+
+def draws_list(rnd: Round) -> list[dict]:
+    return [{"seat": s, "count": c, "before_move": k} for s, c, k in rnd.draws]
+
+
+def passed_on(rnd: Round) -> dict[str, list[int]]:
+    return {str(s): rnd.passed_numbers(s) for s in range(rnd.n) if rnd.passed_on[s]}
+
+
+def seat_view(match: Match, seat: int) -> dict:
+    """The view of ``seat`` on the last round of ``match``: the only thing a client is given."""
+    rnd = match.rounds[-1]
+    over = rnd.result is not None
+    mine = rnd.turn == seat
+    return {
+        "seat": seat,
+        "players": match.rules.players,
+        "rules": match.rules.options(),
+        "round": len(match.rounds) - 1,
+        "hand": [NAMES[t] for t in rnd.hands[seat]],
+        "turn": rnd.turn,
+        "ends": rnd.open_ends(),
+        "moves": [dict(m) for m in rnd.public_moves],
+        "draws": draws_list(rnd),
+        "hand_counts": rnd.hand_counts(),
+        "boneyard_count": rnd.boneyard_count,
+        "passed_on": passed_on(rnd),
+        "fives": list(rnd.fives),
+        "scores": match.scores(),
+        "legal": [legal_dict(t, e) for t, e in rnd.legal()] if mine else [],
+        "revealed": [[NAMES[t] for t in h] for h in rnd.hands] if over else None,
+    }
