@@ -1,0 +1,175 @@
+"""`expert` and `master`: determinized search over hidden deals sampled from the view.
+
+Each sampled deal (see :meth:`Public.sample`) is played out once per candidate move, with the
+same deal and the same rollout seed for every candidate, so the comparison between moves is not
+drowned by the luck of the deal. Small endings without a boneyard are solved exactly per deal
+(alpha-beta) instead of rolled out. The move with the best mean value for the bot's side wins.
+
+Budgets are counts of deals, never wall-clock time, so a decision is reproducible from the rng.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from apps.rules.engine import Round
+from apps.rules.tiles import HI, IS_DOUBLE, LO, PIPS
+
+from .state import Public
+
+# Rollout policy: heaviest tile first (doubles count a little more), now and then a random one
+# so that a deal is not played out the same way every time.
+DOUBLE_BONUS = tuple(3 if d else 0 for d in IS_DOUBLE)
+EPSILON = 0.15
+
+
+@dataclass(frozen=True)
+class Budget:
+    #: Playouts per decision, shared among the distinct candidate moves.
+    playouts: int
+    #: Fewest deals sampled per decision, however many candidates there are.
+    min_deals: int
+    #: Solve exactly when at most this many tiles remain in hands (no boneyard); 0: never.
+    exact_tiles: int
+
+
+BUDGETS = {
+    "expert": Budget(playouts=240, min_deals=24, exact_tiles=0),
+    "master": Budget(playouts=1200, min_deals=80, exact_tiles=0),
+}
+
+
+def _fives_after(w: Round, t: int, e: int) -> int:
+    """Points the move would score in all-fives, ignoring the spinner opening its sides."""
+    if not w.on_table:
+        p = PIPS[t]
+        return p if p % 5 == 0 else 0
+    ends = w.ends
+    v = ends[e]
+    new = LO[t] if HI[t] == v else HI[t]
+    dbl = w.end_double
+    played = w.end_played
+    total = 0
+    for k in range(w.n_ends):
+        if k == e:
+            total += new * 2 if HI[t] == LO[t] else new
+        elif played[k]:
+            total += ends[k] * 2 if dbl[k] else ends[k]
+    return total if total and total % 5 == 0 else 0
+
+
+def rollout(w: Round, rng: random.Random) -> None:
+    """Play ``w`` to its end with the fast policy."""
+    fives = w.rules.fives
+    rand = rng.random
+    while w.result is None:
+        legal = w.legal()
+        if len(legal) == 1:
+            w.play(*legal[0])
+            continue
+        if rand() < EPSILON:
+            w.play(*legal[int(rand() * len(legal))])
+            continue
+        best = -1
+        move = legal[0]
+        for m in legal:
+            t = m[0]
+            k = PIPS[t] + DOUBLE_BONUS[t]
+            if fives:
+                k += 3 * _fives_after(w, t, m[1])
+            if k > best:
+                best = k
+                move = m
+        w.play(*move)
+
+
+def side_value(w: Round, side: int, fives_before: list[int]) -> float:
+    """Points of ``side`` minus the mean of the other sides' points, from now to the end."""
+    r = w.rules
+    sides = r.sides
+    pts = [0] * sides
+    res = w.result
+    if res is not None and res.winner is not None:
+        pts[res.winner] += res.points
+    if r.fives:
+        for seat, f in enumerate(w.fives):
+            pts[r.side_of(seat)] += f - fives_before[seat]
+    mine = pts[side]
+    return mine - (sum(pts) - mine) / (sides - 1)
+
+
+def _distinct(pub: Public) -> list[int]:
+    """Indices of legal moves leading to different positions (one of each equal pair)."""
+    base = pub.base
+    keep = []
+    seen = set()
+    for i, (t, e) in enumerate(pub.legal):
+        if t >= 0 and e >= 0 and not pub.rules.fives:
+            key = (t, base.ends[e])
+        else:
+            key = (t, e)
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return keep
+
+
+def _tiles_left(w: Round) -> int:
+    return sum(len(h) for h in w.hands)
+
+
+def solve(w: Round, side: int, fives_before: list[int], alpha: float, beta: float) -> float:
+    """Exact value for ``side`` of a perfect-information position (paranoid for 3+ sides)."""
+    if w.result is not None:
+        return side_value(w, side, fives_before)
+    maximize = w.rules.side_of(w.turn) == side
+    legal = w.legal()
+    if len(legal) > 1:
+        legal.sort(key=lambda m: -PIPS[m[0]] if m[0] >= 0 else 0)
+    best = float("-inf") if maximize else float("inf")
+    for m in legal:
+        c = w.copy()
+        c.play(*m)
+        v = solve(c, side, fives_before, alpha, beta)
+        if maximize:
+            if v > best:
+                best = v
+            if best > alpha:
+                alpha = best
+        else:
+            if v < best:
+                best = v
+            if best < beta:
+                beta = best
+        if alpha >= beta:
+            break
+    return best
+
+
+def choose(pub: Public, rng: random.Random, level: str) -> int:
+    """Index into ``pub.legal`` of the search bot's move."""
+    cands = _distinct(pub)
+    if len(cands) == 1:
+        return cands[0]
+    budget = BUDGETS[level]
+    side = pub.side(pub.seat)
+    fives_before = list(pub.base.fives)
+    deals = max(budget.min_deals, budget.playouts // len(cands))
+    exact = (budget.exact_tiles and pub.boneyard_count == 0
+             and sum(pub.counts) <= budget.exact_tiles)
+    totals = [0.0] * len(cands)
+    for _ in range(deals):
+        hands, bones = pub.sample(rng)
+        world = pub.world(hands, bones)
+        seed = rng.getrandbits(32)
+        for k, i in enumerate(cands):
+            w = world.copy()
+            w.play(*pub.legal[i])
+            if exact and w.boneyard_count == 0:
+                totals[k] += solve(w, side, fives_before, float("-inf"), float("inf"))
+            else:
+                rollout(w, random.Random(seed))
+                totals[k] += side_value(w, side, fives_before)
+    best = max(range(len(cands)), key=lambda k: totals[k])
+    return cands[best]

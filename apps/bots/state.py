@@ -1,0 +1,125 @@
+"""What a seat's view tells a bot, and hidden deals sampled consistently with it.
+
+Everything here reads only the view (own hand, public moves, passes, counts), so a bot built on
+it cannot depend on a hidden tile: the fairness guarantee lives in this module.
+"""
+
+from __future__ import annotations
+
+import random
+
+from apps.rules.engine import END_NAMES, OPEN, PASS_MOVE, Round
+from apps.rules.presets import Rules, make_rules
+from apps.rules.tiles import HI, LO, parse_tile
+
+BONEYARD = -1
+
+
+def parse_legal(move: dict) -> tuple[int, int]:
+    """A view's legal move as an engine (tile, end) pair."""
+    if move.get("pass"):
+        return PASS_MOVE
+    tile = parse_tile(move["play"])[0]
+    end = move.get("end")
+    return (tile, OPEN) if end is None else (tile, END_NAMES.index(end))
+
+
+class Public:
+    """The public table plus the seat's own hand, read once from a view."""
+
+    __slots__ = ("view", "rules", "seat", "n", "hand", "legal", "unknown", "counts",
+                 "boneyard_count", "void", "base")
+
+    def __init__(self, view: dict) -> None:
+        self.view = view
+        self.rules: Rules = make_rules(view["rules"], view["players"])
+        self.seat: int = view["seat"]
+        self.n: int = view["players"]
+        self.hand = [parse_tile(t)[0] for t in view["hand"]]
+        self.legal = [parse_legal(m) for m in view["legal"]]
+        seen = set(self.hand)
+        for m in view["moves"]:
+            if not m.get("pass"):
+                seen.add(parse_tile(m["play"])[0])
+        self.unknown = [t for t in range(28) if t not in seen]
+        self.counts = list(view["hand_counts"])
+        self.boneyard_count: int = view["boneyard_count"]
+        # Bit v of void[s]: seat s passed with v showing. Passing only happens with an empty (or
+        # never drawn) boneyard, so the seat can never hold v again this round.
+        self.void = [0] * self.n
+        for s, numbers in view["passed_on"].items():
+            for v in numbers:
+                self.void[int(s)] |= 1 << v
+        self._build_base()
+
+    def _build_base(self) -> None:
+        hands: list[list[int]] = [[] for _ in range(self.n)]
+        hands[self.seat] = list(self.hand)
+        # No boneyard: the base round is for looking at the line, never for drawing.
+        self.base = Round.from_view(self.view, hands, [])
+
+    def side(self, seat: int) -> int:
+        return self.rules.side_of(seat)
+
+    def world(self, hands: list[list[int]], boneyard: list[int]) -> Round:
+        """The base round with a sampled deal of the hidden tiles filled in."""
+        w = self.base.copy()
+        w.hands = hands
+        w.boneyard = boneyard
+        w.bone_pos = 0
+        return w
+
+    def sample(self, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+        """A deal of the unknown tiles to the other seats and the boneyard, respecting passes.
+
+        Most-constrained tiles go first, each to a seat drawn in proportion to the room left in
+        it, which is close to uniform over consistent deals and never needs many retries.
+        """
+        others = [s for s in range(self.n) if s != self.seat]
+        void = self.void
+        allowed: list[tuple[int, list[int]]] = []
+        for t in self.unknown:
+            mask = (1 << HI[t]) | (1 << LO[t])
+            seats = [s for s in others if not void[s] & mask]
+            seats.append(BONEYARD)
+            allowed.append((t, seats))
+        for _attempt in range(30):
+            room = {s: self.counts[s] for s in others}
+            room[BONEYARD] = self.boneyard_count
+            order = allowed[:]
+            rng.shuffle(order)
+            order.sort(key=lambda item: len(item[1]))
+            hands: list[list[int]] = [[] for _ in range(self.n)]
+            bones: list[int] = []
+            ok = True
+            for t, seats in order:
+                total = 0
+                for s in seats:
+                    total += room[s]
+                if total == 0:
+                    ok = False
+                    break
+                pick = rng.randrange(total)
+                for s in seats:
+                    pick -= room[s]
+                    if pick < 0:
+                        break
+                room[s] -= 1
+                if s == BONEYARD:
+                    bones.append(t)
+                else:
+                    hands[s].append(t)
+            if ok:
+                hands[self.seat] = list(self.hand)
+                rng.shuffle(bones)
+                return hands, bones
+        # Inconsistent passes cannot happen in a real view; fall back to ignoring them.
+        tiles = self.unknown[:]
+        rng.shuffle(tiles)
+        hands = [[] for _ in range(self.n)]
+        pos = 0
+        for s in others:
+            hands[s] = tiles[pos:pos + self.counts[s]]
+            pos += self.counts[s]
+        hands[self.seat] = list(self.hand)
+        return hands, tiles[pos:]
