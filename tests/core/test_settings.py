@@ -1,0 +1,84 @@
+from pathlib import Path
+
+import pytest
+
+from config.env import SQLITE_OPTIONS, env_list, parse_database_url, redis_urls
+
+
+def test_sqlite_relative_url_is_under_base_dir():
+    config = parse_database_url("sqlite:///var/db.sqlite3", base_dir=Path("/srv/app"))
+    assert config["ENGINE"] == "django.db.backends.sqlite3"
+    assert config["NAME"] == Path("/srv/app/var/db.sqlite3")
+    assert config["OPTIONS"] == {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
+
+
+def test_sqlite_absolute_and_memory_urls():
+    assert parse_database_url("sqlite:////tmp/x/db.sqlite3")["NAME"] == Path("/tmp/x/db.sqlite3")
+    assert parse_database_url("sqlite://:memory:")["NAME"] == ":memory:"
+
+
+def test_sqlite_options_are_copied_not_shared():
+    config = parse_database_url("sqlite:///a.db")
+    config["OPTIONS"]["timeout"] = 1
+    assert SQLITE_OPTIONS["timeout"] == 20
+
+
+@pytest.mark.parametrize("scheme", ["postgres", "postgresql"])
+def test_postgres_url(scheme):
+    config = parse_database_url(f"{scheme}://bob:s%40cret@db.example:6543/club?sslmode=require")
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["NAME"], config["USER"], config["PASSWORD"]) == ("club", "bob", "s@cret")
+    assert (config["HOST"], config["PORT"]) == ("db.example", "6543")
+    assert config["OPTIONS"] == {"sslmode": "require"}
+
+
+def test_postgres_url_without_password_or_port():
+    config = parse_database_url("postgres://postgres@127.0.0.1/postgres")
+    assert (config["USER"], config["PASSWORD"], config["HOST"], config["PORT"]) == (
+        "postgres",
+        "",
+        "127.0.0.1",
+        "",
+    )
+
+
+def test_unknown_database_scheme_is_refused():
+    with pytest.raises(ValueError):
+        parse_database_url("mysql://u@h/db")
+
+
+def test_redis_urls_for_tcp_and_unix_socket():
+    assert redis_urls("redis://127.0.0.1:6379/0") == {
+        "redis": "redis://127.0.0.1:6379/0",
+        "celery": "redis://127.0.0.1:6379/0",
+    }
+    assert redis_urls("unix:///tmp/r/redis.socket") == {
+        "redis": "unix:///tmp/r/redis.socket",
+        "celery": "redis+socket:///tmp/r/redis.socket",
+    }
+    assert redis_urls("redis+socket:///tmp/r.sock")["redis"] == "unix:///tmp/r.sock"
+
+
+def test_env_list(monkeypatch):
+    monkeypatch.setenv("SOME_HOSTS", " a.example, b.example ,")
+    assert env_list("SOME_HOSTS", ["x"]) == ["a.example", "b.example"]
+    monkeypatch.delenv("SOME_HOSTS")
+    assert env_list("SOME_HOSTS", ["x"]) == ["x"]
+
+
+def test_live_settings_follow_the_environment(settings):
+    import os
+
+    engine = settings.DATABASES["default"]["ENGINE"]
+    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+        assert engine == "django.db.backends.postgresql"
+    else:
+        assert engine == "django.db.backends.sqlite3"
+        assert settings.DATABASES["default"]["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    hosts = settings.CHANNEL_LAYERS["default"]["CONFIG"]["hosts"]
+    assert hosts == [redis_urls(os.environ["REDIS_URL"])["redis"]]
+    assert settings.CELERY_BROKER_URL == redis_urls(os.environ["REDIS_URL"])["celery"]
