@@ -35,8 +35,8 @@ class Budget:
 
 
 BUDGETS = {
-    "expert": Budget(playouts=1500, min_deals=60, exact_tiles=0),
-    "master": Budget(playouts=6000, min_deals=240, exact_tiles=0),
+    "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0),
+    "master": Budget(playouts=4000, min_deals=160, exact_tiles=0),
 }
 
 
