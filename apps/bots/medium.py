@@ -7,6 +7,7 @@ import random
 from apps.rules.engine import Round
 from apps.rules.tiles import HI, IS_DOUBLE, LO, PIPS
 
+from .search import fives_after
 from .state import Public
 
 # Weights, tuned by hand against `easy` and `expert` in the arena; pips are the unit.
@@ -43,15 +44,8 @@ def danger(w: Round, unknown: list[int], void: int) -> float:
         best = 0
         for e in range(w.n_ends):
             v = w.ends[e]
-            if v != HI[t] and v != LO[t]:
-                continue
-            x = w.copy()
-            x.hands[x.turn] = [t, t]  # two copies: the play must not end the round
-            x.boneyard = []
-            x.bone_pos = 0
-            before = x.fives[x.turn]
-            x.play(t, e)
-            best = max(best, x.fives[x.turn] - before)
+            if v == HI[t] or v == LO[t]:
+                best = max(best, fives_after(w, t, e))
         best_sum += best
     return best_sum / len(unknown)
 

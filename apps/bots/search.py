@@ -40,7 +40,7 @@ BUDGETS = {
 }
 
 
-def _fives_after(w: Round, t: int, e: int) -> int:
+def fives_after(w: Round, t: int, e: int) -> int:
     """Points the move would score in all-fives, ignoring the spinner opening its sides."""
     if not w.on_table:
         p = PIPS[t]
@@ -77,7 +77,7 @@ def rollout(w: Round, rng: random.Random) -> None:
             t = m[0]
             k = PIPS[t] + DOUBLE_BONUS[t]
             if fives:
-                k += 3 * _fives_after(w, t, m[1])
+                k += 3 * fives_after(w, t, m[1])
             if k > best:
                 best = k
                 move = m
