@@ -5,6 +5,7 @@ Defaults give a one-command local run: SQLite in var/ and the Redis started by s
 
 import os
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -39,7 +40,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "apps.core",
+    "apps.accounts",
     "apps.realtime",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -50,8 +53,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "apps.accounts.middleware.ProfileLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 sign-in page
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -100,6 +105,22 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    "apps.accounts.ratelimit.RateLimitBackend",  # django-axes: refuses locked-out sign-ins
+    "django.contrib.auth.backends.ModelBackend",
+]
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+# Failed sign-ins (django-axes, counted in the database): 5 failures for one username from one
+# IP address lock that pair out for 15 minutes; a success resets the count.
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_USERNAME_CALLABLE = "apps.accounts.ratelimit.username_key"
+AXES_LOCKOUT_CALLABLE = "apps.accounts.ratelimit.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
 
 # Internationalisation -------------------------------------------------------------------------
 LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "es")

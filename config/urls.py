@@ -7,5 +7,6 @@ urlpatterns = [
     path("", core_views.home, name="home"),
     path("healthz", core_views.healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/", include("apps.accounts.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,104 @@
+from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from apps.accounts.avatars import AVATAR_CHOICES, DEFAULT_AVATAR, avatar_url
+from apps.accounts.models import LANGUAGE_CHOICES, supported_language
+from apps.accounts.services import clean_display_name
+from apps.accounts.validators import DISPLAY_NAME_MAX_LENGTH
+
+User = get_user_model()
+
+
+class AvatarRadioSelect(forms.RadioSelect):
+    """Radio buttons labelled with the avatar pictures."""
+
+    template_name = "accounts/widgets/avatar_radio.html"
+    option_template_name = "accounts/widgets/avatar_option.html"
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        option["avatar_url"] = avatar_url(value)
+        return option
+
+
+def display_name_field() -> forms.CharField:
+    return forms.CharField(
+        label=_("Display name"),
+        max_length=DISPLAY_NAME_MAX_LENGTH * 4,  # checked precisely after trimming
+        help_text=_("Shown at the table: up to 12 letters, digits, dots, hyphens or underscores."),
+        widget=forms.TextInput(attrs={"autocomplete": "nickname", "maxlength": 32}),
+    )
+
+
+def avatar_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        label=_("Avatar"), choices=AVATAR_CHOICES, initial=DEFAULT_AVATAR, widget=AvatarRadioSelect
+    )
+
+
+def language_field() -> forms.ChoiceField:
+    return forms.ChoiceField(label=_("Language"), choices=LANGUAGE_CHOICES)
+
+
+class SignUpForm(UserCreationForm):
+    email = forms.EmailField(
+        label=_("Email"),
+        help_text=_("Only used to reset your password."),
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    display_name = display_name_field()
+    avatar = avatar_field()
+    language = language_field()
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+    def __init__(self, *args, language: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["language"].initial = supported_language(language)
+
+    def clean_email(self):
+        email = self.cleaned_data["email"]
+        if User._default_manager.filter(email__iexact=email).exists():
+            raise ValidationError(_("An account with this email already exists."), code="taken")
+        return email
+
+    def clean_display_name(self):
+        return clean_display_name(self.cleaned_data["display_name"])
+
+
+class ProfileForm(forms.Form):
+    display_name = display_name_field()
+    avatar = avatar_field()
+    language = language_field()
+
+    def __init__(self, *args, user, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_display_name(self):
+        return clean_display_name(self.cleaned_data["display_name"], exclude_user=self.user)
+
+
+class LanguageForm(forms.Form):
+    language = language_field()
+
+
+class SignInForm(AuthenticationForm):
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": _("That username and password do not match. Both are case-sensitive."),
+    }
+
+
+__all__ = [
+    "AvatarRadioSelect",
+    "LanguageForm",
+    "ProfileForm",
+    "SignInForm",
+    "SignUpForm",
+]

@@ -1,0 +1,93 @@
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+from apps.accounts.avatars import AVATAR_CHOICES, DEFAULT_AVATAR
+from apps.accounts.validators import (
+    DISPLAY_NAME_MAX_LENGTH,
+    display_name_key,
+    normalize_display_name,
+    validate_display_name_format,
+)
+
+# Language names are shown in their own language, so they are not translated.
+LANGUAGE_CHOICES = [
+    ("es", "Español"),
+    ("pt-br", "Português (Brasil)"),
+    ("en", "English"),
+]
+LANGUAGE_CODES = frozenset(code for code, _name in LANGUAGE_CHOICES)
+
+
+def default_language() -> str:
+    return settings.LANGUAGE_CODE if settings.LANGUAGE_CODE in LANGUAGE_CODES else "es"
+
+
+def supported_language(code: str | None) -> str:
+    """Map a language code (e.g. from the request: "pt-BR", "pt", "en-us") onto a choice."""
+    code = (code or "").lower().replace("_", "-")
+    if code in LANGUAGE_CODES:
+        return code
+    base = code.split("-")[0]
+    if base == "pt":
+        return "pt-br"
+    if base in LANGUAGE_CODES:
+        return base
+    return default_language()
+
+
+class Profile(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="profile",
+        verbose_name=_("user"),
+    )
+    display_name = models.CharField(
+        _("display name"),
+        max_length=DISPLAY_NAME_MAX_LENGTH,
+        validators=[validate_display_name_format],
+    )
+    # casefold() of display_name. Lower() below is ASCII-only on SQLite, so this column is what
+    # makes "JOSÉ" and "josé" collide on every database.
+    display_name_key = models.CharField(max_length=4 * DISPLAY_NAME_MAX_LENGTH, editable=False)
+    avatar = models.CharField(
+        _("avatar"), max_length=20, choices=AVATAR_CHOICES, default=DEFAULT_AVATAR
+    )
+    language = models.CharField(
+        _("language"), max_length=8, choices=LANGUAGE_CHOICES, default=default_language
+    )
+
+    class Meta:
+        verbose_name = _("profile")
+        verbose_name_plural = _("profiles")
+        constraints = [
+            models.UniqueConstraint(
+                Lower("display_name"),
+                name="accounts_profile_display_name_ci_unique",
+                violation_error_message=_("This display name is already taken."),
+            ),
+            models.UniqueConstraint(
+                fields=["display_name_key"],
+                name="accounts_profile_display_name_key_unique",
+                violation_error_message=_("This display name is already taken."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name
+
+    def save(self, *args, **kwargs):
+        self.display_name = normalize_display_name(self.display_name)
+        self.display_name_key = display_name_key(self.display_name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "display_name_key"}
+        super().save(*args, **kwargs)
+
+    @property
+    def avatar_url(self) -> str:
+        from apps.accounts.avatars import avatar_url
+
+        return avatar_url(self.avatar)

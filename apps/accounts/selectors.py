@@ -1,0 +1,33 @@
+"""Read-only queries on accounts. Other apps import from here (e.g. the tables service)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib.auth import get_user_model
+
+from apps.accounts.validators import display_name_key
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser as User
+
+
+def user_by_display_name(name: str) -> User | None:
+    """The user whose display name is `name`, ignoring case and surrounding spaces."""
+    key = display_name_key(name)
+    if not key:
+        return None
+    return get_user_model().objects.filter(profile__display_name_key=key).first()
+
+
+def display_name_taken(name: str, exclude_user: User | None = None) -> bool:
+    """Whether another user already has this display name (ignoring case and spaces)."""
+    from apps.accounts.models import Profile
+
+    key = display_name_key(name)
+    if not key:
+        return False
+    profiles = Profile.objects.filter(display_name_key=key)
+    if exclude_user is not None and exclude_user.pk is not None:
+        profiles = profiles.exclude(user_id=exclude_user.pk)
+    return profiles.exists()

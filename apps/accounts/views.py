@@ -1,0 +1,172 @@
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render, resolve_url
+from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+
+from apps.accounts import services
+from apps.accounts.forms import LanguageForm, ProfileForm, SignInForm, SignUpForm
+
+MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def _next_url(request) -> str:
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return resolve_url(settings.LOGIN_REDIRECT_URL)
+
+
+def _add_errors(form, error: ValidationError) -> None:
+    if hasattr(error, "error_dict"):
+        for field, errors in error.error_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, error)
+
+
+def sign_up(request):
+    if request.user.is_authenticated:
+        return redirect(_next_url(request))
+    if request.method == "POST":
+        form = SignUpForm(request.POST, language=request.LANGUAGE_CODE)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                user = services.sign_up(
+                    username=data["username"],
+                    email=data["email"],
+                    password=data["password1"],
+                    display_name=data["display_name"],
+                    avatar=data["avatar"],
+                    language=data["language"],
+                )
+            except ValidationError as error:
+                _add_errors(form, error)
+            else:
+                login(request, user, backend=MODEL_BACKEND)
+                messages.success(
+                    request,
+                    _("Welcome to the club, %(name)s!") % {"name": user.profile.display_name},
+                )
+                response = redirect(_next_url(request))
+                _set_language_cookie(response, user.profile.language)
+                return response
+    else:
+        form = SignUpForm(language=request.LANGUAGE_CODE)
+    return render(request, "accounts/signup.html", {"form": form, "next": _next_url(request)})
+
+
+@login_required
+def profile(request):
+    current = services.ensure_profile(request.user)
+    if request.method == "POST":
+        form = ProfileForm(request.POST, user=request.user)
+        if form.is_valid():
+            try:
+                updated = services.update_profile(user=request.user, **form.cleaned_data)
+            except ValidationError as error:
+                _add_errors(form, error)
+            else:
+                messages.success(request, _("Your profile was saved."))
+                response = redirect("accounts:profile")
+                _set_language_cookie(response, updated.language)
+                return response
+    else:
+        form = ProfileForm(
+            user=request.user,
+            initial={
+                "display_name": current.display_name,
+                "avatar": current.avatar,
+                "language": current.language,
+            },
+        )
+    language_form = LanguageForm(initial={"language": current.language})
+    return render(
+        request,
+        "accounts/profile.html",
+        {"form": form, "language_form": language_form, "profile": current},
+    )
+
+
+@login_required
+@require_POST
+def profile_language(request):
+    form = LanguageForm(request.POST)
+    if form.is_valid():
+        updated = services.set_language(user=request.user, language=form.cleaned_data["language"])
+        response = redirect(_next_url(request) if request.POST.get("next") else "accounts:profile")
+        _set_language_cookie(response, updated.language)
+        return response
+    messages.error(request, _("Pick one of the languages shown."))
+    return redirect("accounts:profile")
+
+
+def _set_language_cookie(response, language: str) -> None:
+    """Remember the language for when the player signs out, as set_language would."""
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )
+
+
+class SignInView(auth_views.LoginView):
+    template_name = "accounts/login.html"
+    authentication_form = SignInForm
+    redirect_authenticated_user = True
+
+
+class SignOutView(auth_views.LogoutView):
+    # POST only (Django 5). Keep the page language after signing out.
+    next_page = "home"
+
+    def post(self, request, *args, **kwargs):
+        language = request.LANGUAGE_CODE
+        response = super().post(request, *args, **kwargs)
+        _set_language_cookie(response, language)
+        return response
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    template_name = "accounts/password_change.html"
+    success_url = reverse_lazy("accounts:password_change_done")
+
+
+class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
+    template_name = "accounts/password_change_done.html"
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    template_name = "accounts/password_reset.html"
+    email_template_name = "accounts/email/password_reset_email.txt"
+    subject_template_name = "accounts/email/password_reset_subject.txt"
+    success_url = reverse_lazy("accounts:password_reset_done")
+    extra_email_context = {"site_name": gettext_lazy("Domino Club")}
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "accounts/password_reset_done.html"
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "accounts/password_reset_complete.html"
