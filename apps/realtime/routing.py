@@ -3,7 +3,8 @@ from django.urls import path
 from apps.realtime import consumers
 
 # WebSocket routes, mounted by config/asgi.py under AllowedHostsOriginValidator and
-# AuthMiddlewareStack. Table sockets are added here.
+# AuthMiddlewareStack.
 websocket_urlpatterns = [
     path("ws/ping/", consumers.PingConsumer.as_asgi()),
+    path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
 ]

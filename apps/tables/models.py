@@ -1,0 +1,211 @@
+"""Tables, seats, matches, rounds and moves: what the club keeps of every game.
+
+The moves are the truth: a round's state is rebuilt by replaying its deal and moves through the
+rules engine (``apps.tables.game``). Scores kept on :class:`Match` and results on :class:`Round`
+are caches written by the same service call that writes the move.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from apps.rules.presets import PRESETS
+
+#: Invite codes are read aloud: no 0/O, no 1/I/L.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+
+PRESET_CHOICES = [
+    ("partners", _("Partners (6-6 opens)")),
+    ("partners-66", _("Partners, must open 6-6")),
+    ("draw", _("Draw")),
+    ("block", _("Block")),
+    ("all-fives", _("All fives")),
+    ("tranca", _("Tranca")),
+    ("pairs-series", _("Pairs series")),
+]
+assert [p for p, _label in PRESET_CHOICES] == list(PRESETS)
+
+BOT_LEVELS = [("easy", _("Easy")), ("medium", _("Medium")), ("expert", _("Expert")),
+              ("master", _("Master"))]
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+class Table(models.Model):
+    class State(models.TextChoices):
+        WAITING = "waiting", _("Waiting for players")
+        PLAYING = "playing", _("Playing")
+        CLOSED = "closed", _("Closed")
+
+    code = models.CharField(max_length=12, unique=True, default=new_code)
+    name = models.CharField(_("name"), max_length=40, blank=True)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                             related_name="hosted_tables")
+    preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
+    #: The host's rule options (target, hand_size, best_of, tie, turn_seconds).
+    options = models.JSONField(default=dict, blank=True)
+    players = models.PositiveSmallIntegerField(default=4)
+    public = models.BooleanField(_("listed in the lobby"), default=False)
+    allow_bots = models.BooleanField(_("bots may fill seats"), default=False)
+    bot_level = models.CharField(max_length=10, choices=BOT_LEVELS, default="medium")
+    bot_think_ms = models.PositiveIntegerField(default=1000)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.WAITING)
+    paused = models.BooleanField(default=False)
+    paused_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                  on_delete=models.SET_NULL, related_name="+")
+    hidden = models.BooleanField(_("hidden from the lobby"), default=False)
+    #: Bumped by every change a client must see; every event carries it.
+    version = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["public", "state", "hidden"])]
+
+    def __str__(self) -> str:
+        return self.name or self.code
+
+    @property
+    def current_match(self) -> Match | None:
+        return self.matches.order_by("-number").first()
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="seats")
+    is_bot = models.BooleanField(default=False)
+    bot_level = models.CharField(max_length=10, choices=BOT_LEVELS, blank=True)
+    joined_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="seat_unique_index"),
+            models.UniqueConstraint(fields=["table", "user"], condition=Q(user__isnull=False),
+                                    name="seat_one_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} seat {self.index}"
+
+    @property
+    def empty(self) -> bool:
+        return self.user_id is None and not self.is_bot
+
+
+class Match(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    number = models.PositiveIntegerField()
+    #: Every rule option in force, frozen at the start (``Rules.options()``).
+    rules = models.JSONField()
+    players = models.PositiveSmallIntegerField()
+    scores = models.JSONField(default=list)
+    games = models.JSONField(default=list)
+    winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "number"],
+                                               name="match_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.table} match {self.number}"
+
+
+class Round(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    hands = models.JSONField()
+    boneyard = models.JSONField(default=list)
+    opener = models.PositiveSmallIntegerField()
+    #: Who sat where for this round: user ids (None for a bot).
+    seat_users = models.JSONField(default=list)
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    voided = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"],
+                                               name="round_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.match} round {self.number + 1}"
+
+
+class Move(models.Model):
+    class By(models.TextChoices):
+        PLAYER = "player", _("the player")
+        TABLE = "table", _("the table (time ran out)")
+        BOT = "bot", _("a bot")
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="moves")
+    ply = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    tile = models.CharField(max_length=3, blank=True)
+    end = models.CharField(max_length=1, blank=True)
+    is_pass = models.BooleanField(default=False)
+    by = models.CharField(max_length=10, choices=By.choices, default=By.PLAYER)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ply"]
+        constraints = [models.UniqueConstraint(fields=["round", "ply"], name="move_unique_ply")]
+
+    def __str__(self) -> str:
+        return f"{self.round} move {self.ply + 1}"
+
+    def as_record(self) -> dict:
+        if self.is_pass:
+            return {"seat": self.seat, "pass": True}
+        out = {"seat": self.seat, "play": self.tile}
+        if self.end:
+            out["end"] = self.end
+        return out
+
+
+class Invitation(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="invitations")
+    invitee = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="invitations")
+    inviter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "invitee"],
+                                               name="invitation_once")]
+
+    def __str__(self) -> str:
+        return f"{self.invitee} to {self.table}"
+
+
+class Connection(models.Model):
+    """One open table socket: a player is connected while any of theirs exists."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="connections")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    channel_name = models.CharField(max_length=200, unique=True)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} at {self.table}"

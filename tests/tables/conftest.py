@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from apps.rules.engine import legal_dict
+from apps.tables import game, services
+from apps.tables.models import Table
+
+
+@pytest.fixture
+def make_user(db):
+    def make(name: str):
+        return get_user_model().objects.create_user(username=name, password="pw-" + name * 2)
+    return make
+
+
+@pytest.fixture
+def people(make_user):
+    """host, three friends and an outsider."""
+    return {name: make_user(name) for name in ("host", "ana", "bea", "caio", "outsider")}
+
+
+@pytest.fixture
+def full_table(people):
+    """A partners table with four people seated, not started."""
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    for name in ("ana", "bea", "caio"):
+        services.join_table(user=people[name], table_id=table.pk)
+    return table
+
+
+def seat_user(table: Table, seat: int):
+    return table.seats.get(index=seat).user
+
+
+def position(table: Table):
+    match = Table.objects.get(pk=table.pk).current_match
+    engine = game.load(match)
+    return engine, len(engine.rounds) - 1, len(engine.rounds[-1].history)
+
+
+def play_random_move(table: Table, rng: random.Random):
+    engine, rnd_no, ply = position(table)
+    rnd = engine.current
+    move = legal_dict(*rng.choice(rnd.legal()))
+    return services.play_move(user=seat_user(table, rnd.turn), table_id=table.pk,
+                              round_number=rnd_no, ply=ply, tile=move.get("play"),
+                              end=move.get("end"), is_pass=bool(move.get("pass")))

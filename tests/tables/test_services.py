@@ -1,0 +1,292 @@
+"""The service layer: who may do what, moves applied once, and the record as the truth."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+from django.db import connection
+
+from apps.rules import harness
+from apps.tables import game, selectors, services
+from apps.tables.models import Invitation, Move, Table
+from apps.tables.services import ServiceError, StaleMove
+
+from .conftest import play_random_move, position, seat_user
+
+
+def refused(expected: str, fn, **kwargs):
+    with pytest.raises(ServiceError) as info:
+        fn(**kwargs)
+    assert info.value.code == expected, info.value.message
+    assert info.value.message
+    return info.value
+
+
+class TestCreateAndJoin:
+    def test_host_takes_seat_zero_and_options_are_checked(self, people):
+        table = services.create_table(host=people["host"], preset="pairs-series",
+                                      options={"target": 200, "best_of": 3})
+        assert seat_user(table, 0) == people["host"]
+        assert table.seats.count() == 4 and len(table.code) == 6
+        assert not set(table.code) & set("0O1IL")
+        err = refused("bad_options", services.create_table, host=people["host"],
+                      preset="partners", options={"target": 55})
+        assert "50" in err.message
+        refused("bad_options", services.create_table, host=people["host"], preset="draw",
+                players=5)
+        refused("not_signed_in", services.create_table, host=None, preset="partners")
+
+    def test_invite_only_needs_the_code_or_an_invitation(self, people):
+        table = services.create_table(host=people["host"], preset="partners")
+        refused("invite_only", services.join_table, user=people["ana"], table_id=table.pk)
+        refused("invite_only", services.join_table, user=people["ana"], table_id=table.pk,
+                code="WRONG1")
+        services.join_table(user=people["ana"], table_id=table.pk, code=table.code.lower())
+        assert seat_user(table, 1) == people["ana"]
+        Invitation.objects.create(table=table, invitee=people["bea"], inviter=people["host"])
+        services.join_table(user=people["bea"], table_id=table.pk)
+        assert seat_user(table, 2) == people["bea"]
+        assert Invitation.objects.get(invitee=people["bea"]).answered_at is not None
+
+    def test_find_by_code_reads_aloud_and_refuses_wrong_codes(self, people):
+        table = services.create_table(host=people["host"], preset="partners")
+        spaced = " ".join(table.code.lower())
+        assert services.find_by_code(spaced) == table
+        refused("bad_code", services.find_by_code, code="ZZZZZZ")
+
+    def test_seats_fill_in_arrival_order_and_leaving_frees_one(self, full_table, people):
+        assert [seat_user(full_table, i).username for i in range(4)] == [
+            "host", "ana", "bea", "caio"]
+        refused("full", services.join_table, user=people["outsider"], table_id=full_table.pk)
+        refused("already_seated", services.join_table, user=people["ana"],
+                table_id=full_table.pk)
+        services.leave_table(user=people["bea"], table_id=full_table.pk)
+        services.join_table(user=people["outsider"], table_id=full_table.pk)
+        assert seat_user(full_table, 2) == people["outsider"]
+        refused("host_stays", services.leave_table, user=people["host"],
+                table_id=full_table.pk)
+        refused("not_seated", services.leave_table, user=people["bea"], table_id=full_table.pk)
+
+    def test_bots_fill_all_but_one_seat_only_where_allowed(self, people):
+        table = services.create_table(host=people["host"], preset="partners")
+        refused("no_bots", services.add_bot, user=people["host"], table_id=table.pk)
+        table = services.create_table(host=people["host"], preset="partners", allow_bots=True)
+        refused("not_host", services.add_bot, user=people["ana"], table_id=table.pk)
+        for _ in range(3):
+            services.add_bot(user=people["host"], table_id=table.pk)
+        assert table.seats.filter(is_bot=True).count() == 3
+        services.remove_bot(user=people["host"], table_id=table.pk, seat_index=2)
+        services.join_table(user=people["ana"], table_id=table.pk, code=table.code)
+        assert seat_user(table, 2) == people["ana"]
+
+
+# Every action, by every kind of caller.
+ACTIONS = ["start", "pause", "resume", "next_round", "new_match", "play"]
+CALLERS = ["host", "seated", "other", "anonymous"]
+ALLOWED = {("start", "host"), ("pause", "host"), ("resume", "host"), ("play", "seated"),
+           ("next_round", "host"), ("new_match", "host")}
+
+
+@pytest.mark.parametrize("caller", CALLERS)
+@pytest.mark.parametrize("action", ACTIONS)
+def test_permission_matrix(full_table, people, action, caller):
+    from django.contrib.auth.models import AnonymousUser
+
+    table = full_table
+    if action != "start":
+        services.start_match(user=people["host"], table_id=table.pk)
+    engine, rnd_no, ply = position(table) if action != "start" else (None, 0, 0)
+    if action == "resume":
+        services.pause(user=people["host"], table_id=table.pk)
+    if action in ("next_round", "new_match"):
+        # Finish the round (and, for a new match, the whole match) first.
+        rng = random.Random(1)
+        while True:
+            engine, rnd_no, ply = position(table)
+            if engine.current is not None:
+                play_random_move(table, rng)
+            elif engine.over or action == "next_round":
+                break
+            else:
+                services.next_round(user=people["host"], table_id=table.pk)
+    turn_seat = engine.current.turn if action == "play" else 1
+    user = {
+        "host": people["host"],
+        "seated": seat_user(table, turn_seat) if action == "play" else people["ana"],
+        "other": people["outsider"],
+        "anonymous": AnonymousUser(),
+    }[caller]
+    calls = {
+        "start": lambda: services.start_match(user=user, table_id=table.pk),
+        "pause": lambda: services.pause(user=user, table_id=table.pk),
+        "resume": lambda: services.resume(user=user, table_id=table.pk),
+        "next_round": lambda: services.next_round(user=user, table_id=table.pk),
+        "new_match": lambda: services.new_match(user=user, table_id=table.pk),
+        "play": lambda: _play_first_legal(table, user, rnd_no, ply),
+    }
+    version = Table.objects.get(pk=table.pk).version
+    allowed = (action, caller) in ALLOWED or (
+        action == "play" and caller == "host" and turn_seat == 0)
+    if allowed:
+        outcome = calls[action]()
+        assert outcome.version == version + 1
+    else:
+        with pytest.raises(ServiceError):
+            calls[action]()
+        assert Table.objects.get(pk=table.pk).version == version
+
+
+def _play_first_legal(table, user, rnd_no, ply):
+    engine, _, _ = position(table)
+    from apps.rules.engine import legal_dict
+
+    move = legal_dict(*engine.current.legal()[0])
+    return services.play_move(user=user, table_id=table.pk, round_number=rnd_no, ply=ply,
+                              tile=move.get("play"), end=move.get("end"),
+                              is_pass=bool(move.get("pass")))
+
+
+class TestMoves:
+    def test_a_move_sent_twice_is_applied_once(self, full_table, people):
+        services.start_match(user=people["host"], table_id=full_table.pk)
+        engine, rnd_no, ply = position(full_table)
+        user = seat_user(full_table, engine.current.turn)
+        _play_first_legal(full_table, user, rnd_no, ply)
+        with pytest.raises(StaleMove) as info:
+            _play_first_legal_at(full_table, user, rnd_no, ply, engine)
+        assert info.value.code == "stale"
+        assert Move.objects.count() == 1
+
+    def test_wrong_seat_illegal_tile_and_paused_table_change_nothing(self, full_table, people):
+        services.start_match(user=people["host"], table_id=full_table.pk)
+        engine, rnd_no, ply = position(full_table)
+        turn = engine.current.turn
+        other = seat_user(full_table, (turn + 1) % 4)
+        refused("not_your_turn", services.play_move, user=other, table_id=full_table.pk,
+                round_number=rnd_no, ply=ply, tile="6-6")
+        mover = seat_user(full_table, turn)
+        not_held = next(t for t in ["6-6", "5-5", "4-4"]
+                        if t not in [f"{t}" for t in _hand_names(engine, turn)])
+        err = refused("illegal_move", services.play_move, user=mover, table_id=full_table.pk,
+                      round_number=rnd_no, ply=ply, tile=not_held)
+        assert not_held in err.message
+        refused("must_play", services.play_move, user=mover, table_id=full_table.pk,
+                round_number=rnd_no, ply=ply, is_pass=True)
+        refused("bad_record", services.play_move, user=mover, table_id=full_table.pk,
+                round_number=rnd_no, ply=ply, tile="9-9")
+        services.pause(user=people["host"], table_id=full_table.pk)
+        refused("paused", _play_first_legal, table=full_table, user=mover, rnd_no=rnd_no,
+                ply=ply)
+        assert Move.objects.count() == 0
+
+    def test_a_whole_match_through_the_services_replays_to_the_same_scores(self, full_table,
+                                                                        people):
+        rng = random.Random(7)
+        services.start_match(user=people["host"], table_id=full_table.pk)
+        while True:
+            engine, _, _ = position(full_table)
+            if engine.current is not None:
+                play_random_move(full_table, rng)
+            elif engine.over:
+                break
+            else:
+                services.next_round(user=people["host"], table_id=full_table.pk)
+        match = Table.objects.get(pk=full_table.pk).current_match
+        out = harness.replay(game.record_of(match))
+        assert out["ok"] and out["match"]["over"]
+        assert out["scores"] == match.scores and max(match.scores) >= 100
+        assert match.finished_at is not None and match.winner is not None
+        refused("match_over", services.next_round, user=people["host"], table_id=full_table.pk)
+        services.new_match(user=people["host"], table_id=full_table.pk)
+        engine, rnd_no, ply = position(full_table)
+        assert (engine.scores(), rnd_no, ply) == ([0, 0], 0, 0)
+        assert Table.objects.get(pk=full_table.pk).current_match.number == 2
+
+    def test_automatic_passes_in_block(self, people):
+        table = services.create_table(host=people["host"], preset="block", players=2,
+                                      public=True)
+        services.join_table(user=people["ana"], table_id=table.pk)
+        services.start_match(user=people["host"], table_id=table.pk)
+        rng = random.Random(3)
+        while position(table)[0].current is not None:
+            play_random_move(table, rng)
+        assert Move.objects.filter(by=Move.By.TABLE, is_pass=True).exists() or \
+            not Move.objects.filter(is_pass=True).exists()
+        assert not Move.objects.filter(by=Move.By.PLAYER, is_pass=True).exists()
+
+
+def _hand_names(engine, seat):
+    from apps.rules.tiles import NAMES
+
+    return [NAMES[t] for t in engine.current.hands[seat]]
+
+
+def _play_first_legal_at(table, user, rnd_no, ply, engine):
+    from apps.rules.engine import legal_dict
+
+    move = legal_dict(*engine.current.legal()[0])
+    return services.play_move(user=user, table_id=table.pk, round_number=rnd_no, ply=ply,
+                              tile=move.get("play"), end=move.get("end"),
+                              is_pass=bool(move.get("pass")))
+
+
+def test_events_are_sent_only_after_the_commit(full_table, people,
+                                               django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        services.start_match(user=people["host"], table_id=full_table.pk)
+    assert len(callbacks) == 1
+
+
+def test_every_view_keeps_other_hands_hidden(full_table, people):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    engine, _, _ = position(full_table)
+    for seat in range(4):
+        state = selectors.table_state(table_id=full_table.pk, user=seat_user(full_table, seat))
+        text = str(state)
+        for other in range(4):
+            if other == seat:
+                continue
+            for name in _hand_names(engine, other):
+                assert f"'{name}'" not in text
+    watcher = selectors.table_state(table_id=full_table.pk, user=people["outsider"])
+    assert watcher["view"]["hand"] == [] and watcher["view"]["legal"] == []
+    for seat in range(4):
+        for name in _hand_names(engine, seat):
+            assert f"'{name}'" not in str(watcher)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_moves_from_two_threads_apply_once(people):
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    for name in ("ana", "bea", "caio"):
+        services.join_table(user=people[name], table_id=table.pk)
+    services.start_match(user=people["host"], table_id=table.pk)
+    engine, rnd_no, ply = position(table)
+    user = seat_user(table, engine.current.turn)
+    from apps.rules.engine import legal_dict
+
+    moves = [legal_dict(*m) for m in engine.current.legal()]
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+
+    def send(move):
+        try:
+            barrier.wait()
+            services.play_move(user=user, table_id=table.pk, round_number=rnd_no, ply=ply,
+                               tile=move.get("play"), end=move.get("end"))
+            results.append("applied")
+        except ServiceError as err:
+            results.append(err.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send, args=(moves[i % len(moves)],)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["applied", "stale"]
+    assert Move.objects.filter(round__match__table=table).count() == 1
