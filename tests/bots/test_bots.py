@@ -10,7 +10,7 @@ import pytest
 
 from apps.bots import LEVELS, choose_move
 from apps.bots.arena import bot_chooser, play_round
-from apps.rules.engine import Match, deal
+from apps.rules.engine import Match, Round, deal
 from apps.rules.presets import make_rules
 from apps.rules.view import seat_view
 
@@ -84,6 +84,68 @@ def test_fairness_same_view_same_move_whatever_the_hidden_hands() -> None:
             view = seat_view(match, 0)
             moves.append(choose_move(view, level, random.Random(7)))
         assert moves[0] == moves[1], level
+
+
+def _swapped_replay(rules, hands, history, seat):
+    """The same public history from a deal where two other seats swapped an unplayed tile.
+
+    The swap respects what those seats passed on, so every move stays legal; ``None`` when no
+    such swap exists.
+    """
+    from apps.rules.tiles import HI, LO
+
+    rnd = Round(rules, hands, [], next(s for s, _, _ in history))
+    for _, t, e in history:
+        rnd.play(t, e)
+    others = [s for s in range(rules.players) if s != seat]
+    for a in others:
+        for b in others:
+            if a >= b:
+                continue
+            for ta in rnd.hands[a]:
+                for tb in rnd.hands[b]:
+                    if rnd.passed_on[b] & ((1 << HI[ta]) | (1 << LO[ta])):
+                        continue
+                    if rnd.passed_on[a] & ((1 << HI[tb]) | (1 << LO[tb])):
+                        continue
+                    alt = [h[:] for h in hands]
+                    alt[a][alt[a].index(ta)] = tb
+                    alt[b][alt[b].index(tb)] = ta
+                    return alt
+    return None
+
+
+def test_fairness_swapped_hidden_tiles_mid_round() -> None:
+    """Real mid-round positions replayed from a deal with hidden tiles swapped: same move."""
+    rules = make_rules({"preset": "partners"}, 4)
+    rng = random.Random(5)
+    checked = 0
+    while checked < 4:
+        match = _start(rules, rng)
+        rnd = match.current
+        for _ in range(rng.randrange(4, 14)):
+            if rnd.result is not None:
+                break
+            match.play(*rng.choice(rnd.legal()))
+        if rnd.result is not None or len(rnd.legal()) < 2:
+            continue
+        seat = rnd.turn
+        dealt = match.rounds[0]
+        hands = [h + [t for s, t, _ in rnd.history if s == k and t >= 0]
+                 for k, h in enumerate(rnd.hands)]
+        alt = _swapped_replay(rules, hands, rnd.history, seat)
+        if alt is None:
+            continue
+        other = Match(rules)
+        other.start_round(alt, [], None)
+        for _seat, t, e in rnd.history:
+            other.play(t, e)
+        v1, v2 = seat_view(match, seat), seat_view(other, seat)
+        assert v1 == v2 and other.current.hands != dealt.hands
+        for level in ("easy", "medium", "expert"):
+            assert choose_move(v1, level, random.Random(9)) == \
+                choose_move(v2, level, random.Random(9))
+        checked += 1
 
 
 def test_fairness_mid_round_with_passes() -> None:
