@@ -31,12 +31,14 @@ class Budget:
     #: Fewest deals sampled per decision, however many candidates there are.
     min_deals: int
     #: Solve exactly when at most this many tiles remain in hands (no boneyard); 0: never.
-    exact_tiles: int
+    exact_tiles: int = 0
+    #: Deals sampled when solving exactly (a solve costs many playouts).
+    exact_deals: int = 0
 
 
 BUDGETS = {
     "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0),
-    "master": Budget(playouts=4000, min_deals=160, exact_tiles=0),
+    "master": Budget(playouts=4000, min_deals=160, exact_tiles=16, exact_deals=80),
 }
 
 
@@ -156,8 +158,11 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
     side = pub.side(pub.seat)
     fives_before = list(pub.base.fives)
     deals = max(budget.min_deals, budget.playouts // len(cands))
-    exact = (budget.exact_tiles and pub.boneyard_count == 0
-             and sum(pub.counts) <= budget.exact_tiles)
+    # Exact only where nothing is left to draw: drawing would make it a game of chance.
+    no_draws = pub.boneyard_count == 0 or not pub.rules.draws
+    exact = budget.exact_tiles and no_draws and sum(pub.counts) <= budget.exact_tiles
+    if exact:
+        deals = budget.exact_deals
     totals = [0.0] * len(cands)
     for _ in range(deals):
         hands, bones = pub.sample(rng)
@@ -166,7 +171,7 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
         for k, i in enumerate(cands):
             w = world.copy()
             w.play(*pub.legal[i])
-            if exact and w.boneyard_count == 0:
+            if exact:
                 totals[k] += solve(w, side, fives_before, float("-inf"), float("inf"))
             else:
                 rollout(w, random.Random(seed))
