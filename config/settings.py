@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "apps.core",
     "apps.accounts",
+    "apps.tables",
     "apps.realtime",
     "axes",
 ]
@@ -96,7 +97,11 @@ CELERY_TASK_ACKS_LATE = False
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
 # Periodic tasks: {"name": {"task": "apps.x.tasks.y", "schedule": 1.0}}. Filled by later apps.
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {
+    # The guarantee behind per-turn timers: due deadlines, absences and empty tables.
+    "sweep-tables": {"task": "apps.tables.tasks.sweep", "schedule": 1.0,
+                     "options": {"expires": 5}},
+}
 
 # Auth -----------------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

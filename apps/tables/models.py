@@ -62,6 +62,15 @@ class Table(models.Model):
     paused_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                   on_delete=models.SET_NULL, related_name="+")
     hidden = models.BooleanField(_("hidden from the lobby"), default=False)
+    #: Seconds the result stays on screen before the next round is dealt by itself.
+    next_round_seconds = models.PositiveIntegerField(default=10)
+    # The turn clock. ``turn_deadline`` is when the table acts for the seat to play (a bot's
+    # think time, a player's time running out, an absent player's grace, or the next deal).
+    turn_started_at = models.DateTimeField(null=True, blank=True)
+    turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    #: Set while no person holds a socket: the table pauses and closes 2 minutes later.
+    empty_since = models.DateTimeField(null=True, blank=True, db_index=True)
     #: Bumped by every change a client must see; every event carries it.
     version = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -88,6 +97,17 @@ class Seat(models.Model):
     is_bot = models.BooleanField(default=False)
     bot_level = models.CharField(max_length=10, choices=BOT_LEVELS, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
+    #: When the person's last socket closed; None while connected.
+    away_since = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: A bot plays this person's hand for the rest of the round (away too long, or left).
+    standin = models.BooleanField(default=False)
+    #: The person left during a round: the seat frees when the round ends.
+    leaving = models.BooleanField(default=False)
+    #: Somebody took this bot's seat during a round: theirs when the round ends.
+    reserved_for = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    #: The host removed this bot during a round: the seat frees when the round ends.
+    bot_leaving = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["index"]
@@ -103,6 +123,10 @@ class Seat(models.Model):
     @property
     def empty(self) -> bool:
         return self.user_id is None and not self.is_bot
+
+    @property
+    def played_by_bot(self) -> bool:
+        return self.is_bot or self.standin
 
 
 class Match(models.Model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Count, Q
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -10,7 +11,7 @@ from apps.rules.engine import Match as EngineMatch
 from apps.rules.view import seat_view
 
 from . import game
-from .models import Connection, Invitation, Seat, Table
+from .models import Connection, Invitation, Table
 
 
 def number_words() -> list[str]:
@@ -105,6 +106,26 @@ def passed_words(numbers: list[int]) -> str:
                                                     "last": names[-1]}
 
 
+def _ms(moment) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def clock_of(table: Table, turn_seconds) -> dict:
+    """The turn clock from the server's own deadline, so a reload never restarts it."""
+    now = timezone.now()
+    left = None
+    if table.paused and table.paused_at and table.turn_started_at and turn_seconds:
+        left = max(0, int((table.turn_started_at.timestamp() + turn_seconds
+                           - table.paused_at.timestamp()) * 1000))
+    return {
+        "now": _ms(now),
+        "started": _ms(table.turn_started_at),
+        "deadline": _ms(table.turn_deadline),
+        "turn_seconds": turn_seconds,
+        "paused_left_ms": left,
+    }
+
+
 def table_state(*, table_id: int, user) -> dict:
     """Everything one person's page shows, built from the database and the engine."""
     table = Table.objects.select_related("host", "paused_by").get(pk=table_id)
@@ -130,6 +151,7 @@ def table_state(*, table_id: int, user) -> dict:
         "view": None,
         "result": None,
     }
+    state["clock"] = clock_of(table, rules.turn_seconds)
     match = table.current_match
     if match is None:
         return state
@@ -155,21 +177,6 @@ def table_state(*, table_id: int, user) -> dict:
     return state
 
 
-def bot_to_move(table_id: int) -> tuple[int, int, int] | None:
-    """(round, ply, think ms) when a bot seat is to play at a live, unpaused table."""
-    table = Table.objects.filter(pk=table_id, state=Table.State.PLAYING, paused=False).first()
-    if table is None:
-        return None
-    match = table.current_match
-    engine = game.load(match)
-    rnd = engine.current
-    if rnd is None:
-        return None
-    if not Seat.objects.filter(table=table, index=rnd.turn, is_bot=True).exists():
-        return None
-    return len(engine.rounds) - 1, len(rnd.history), table.bot_think_ms
-
-
 def lobby_tables() -> list[Table]:
     return list(
         Table.objects.filter(public=True, hidden=False, state=Table.State.WAITING)
@@ -188,3 +195,55 @@ def invitations_for(user) -> list[Invitation]:
     return list(Invitation.objects.filter(invitee=user, answered_at__isnull=True)
                 .exclude(table__state=Table.State.CLOSED)
                 .select_related("table", "inviter").order_by("-created_at"))
+
+
+# -- pages (views and the table socket) -------------------------------------------------------
+
+def may_watch(*, table_id: int, user, known_ids=()) -> bool:
+    """Whether ``user`` may open the table's page state: a public table, or an invite-only one
+    they host, sit at, were invited to, or whose code this browser has entered."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return False
+    if table.public or table.pk in set(known_ids or ()):
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return (table.host_id == user.pk or table.seats.filter(user=user).exists()
+            or Invitation.objects.filter(table=table, invitee=user).exists())
+
+
+def may_download(table: Table, user) -> bool:
+    """The host and the people seated at the table may download its record."""
+    if user is None or not user.is_authenticated:
+        return False
+    return table.host_id == user.pk or table.seats.filter(user=user).exists()
+
+
+def finished_record(table: Table, number: int | None = None) -> dict | None:
+    """The harness record of a match (the current one, or match ``number``), holding only its
+    finished rounds: an unfinished round's hands never leave the server this way."""
+    from .models import Match
+
+    matches = Match.objects.filter(table=table)
+    match = (matches.filter(number=number) if number is not None
+             else matches.order_by("-number")).first()
+    if match is None:
+        return None
+    rounds = []
+    for rnd in (match.rounds.filter(voided=False, finished_at__isnull=False)
+                .order_by("number").prefetch_related("moves")):
+        rounds.append({"hands": rnd.hands, "boneyard": rnd.boneyard, "opener": rnd.opener,
+                       "moves": [m.as_record() for m in rnd.moves.all()]})
+    return {"rules": dict(match.rules), "players": match.players, "rounds": rounds}
+
+
+def lobby_rows() -> list[dict]:
+    """The lobby: public tables waiting for players, with their seats taken and free."""
+    rows = []
+    for table in lobby_tables():
+        rules = game.rules_for(table)
+        rows.append({"table": table, "preset_name": table.get_preset_display(),
+                     "target": rules.target, "free": table.free,
+                     "taken": table.players - table.free, "host": display_name(table.host)})
+    return rows

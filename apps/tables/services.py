@@ -10,6 +10,7 @@ So a move sent twice, from two tabs, or racing a timer is applied once; the othe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -24,7 +25,7 @@ from apps.rules.tiles import parse_tile
 
 from . import game
 from .messages import rule_message
-from .models import Invitation, Match, Move, Round, Seat, Table
+from .models import Connection, Invitation, Match, Move, Round, Seat, Table
 
 User = get_user_model()
 
@@ -51,6 +52,20 @@ class Outcome:
     table_id: int
     version: int
     events: list[dict] = field(default_factory=list)
+    #: When the table acts next by itself, and for which position (round, ply).
+    deadline: datetime | None = None
+    position: tuple[int, int] | None = None
+
+
+#: A disconnected person's grace on their turn: with a turn time, and without one.
+GRACE_TIMED = timedelta(seconds=5)
+GRACE_UNTIMED = timedelta(seconds=30)
+#: Away this long, a bot stands in for the rest of the round.
+AWAY_LIMIT = timedelta(minutes=2)
+#: Nobody connected this long, the table closes.
+EMPTY_LIMIT = timedelta(minutes=2)
+#: Timers fire a hair early at most; a deadline this close counts as due.
+DUE_TOLERANCE = timedelta(milliseconds=50)
 
 
 # -- plumbing ---------------------------------------------------------------------------------
@@ -62,15 +77,20 @@ def _locked(table_id: int) -> Table:
         raise ServiceError(_("This table does not exist."), code="no_table") from None
 
 
-def _bump(table: Table, events: list[dict]) -> Outcome:
-    """Advance the version, guarded by a conditional UPDATE (SQLite ignores FOR UPDATE)."""
+def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
+          new_turn: bool = False, now: datetime | None = None) -> Outcome:
+    """Arm the clock, then advance the version with a conditional UPDATE (SQLite ignores
+    FOR UPDATE, a WHERE on the version it does not)."""
+    now = now or timezone.now()
+    position = _arm_clock(table, engine, new_turn=new_turn, now=now)
     old = table.version
     rows = Table.objects.filter(pk=table.pk, version=old).update(
-        version=old + 1, updated_at=timezone.now())
+        version=old + 1, updated_at=now, turn_started_at=table.turn_started_at,
+        turn_deadline=table.turn_deadline)
     if rows != 1:
         raise StaleMove()
     table.version = old + 1
-    outcome = Outcome(table.pk, table.version, events)
+    outcome = Outcome(table.pk, table.version, events, table.turn_deadline, position)
     transaction.on_commit(lambda: _ring(outcome))
     return outcome
 
@@ -78,10 +98,53 @@ def _bump(table: Table, events: list[dict]) -> Outcome:
 def _ring(outcome: Outcome) -> None:
     from apps.realtime.notify import table_changed
 
-    table_changed(outcome.table_id, outcome.version, outcome.events)
-    from .scheduling import after_change
+    from .scheduling import schedule_deadline
 
-    after_change(outcome.table_id)
+    table_changed(outcome.table_id, outcome.version, outcome.events)
+    if outcome.deadline is not None:
+        schedule_deadline(outcome.table_id, outcome.position, outcome.deadline)
+
+
+def _arm_clock(table: Table, engine: EngineMatch | None, *, new_turn: bool,
+               now: datetime) -> tuple[int, int] | None:
+    """Set when the table next acts by itself; return the position that deadline is for.
+
+    A bot seat acts after the think time; a person's turn runs out after the turn time, or
+    sooner when they are away (5 s with a turn time, 30 s without, counted from the later of
+    the turn's start and their leaving); between rounds the next deal comes after the result
+    has been shown. Paused or closed tables have no deadline.
+    """
+    if table.state != Table.State.PLAYING:
+        table.turn_started_at = table.turn_deadline = None
+        return None
+    if engine is None:
+        engine = game.load(table.current_match)
+    if new_turn or table.turn_started_at is None:
+        table.turn_started_at = now
+    table.turn_deadline = None
+    if table.paused:
+        return None
+    last = engine.rounds[-1]
+    position = (len(engine.rounds) - 1, len(last.history))
+    start = table.turn_started_at
+    if last.result is not None:
+        if not engine.over and not table.seats.filter(user__isnull=True,
+                                                      is_bot=False).exists():
+            table.turn_deadline = start + timedelta(seconds=table.next_round_seconds)
+        return position
+    seat = table.seats.get(index=last.turn)
+    if seat.played_by_bot:
+        table.turn_deadline = start + timedelta(milliseconds=table.bot_think_ms)
+        return position
+    limits = []
+    seconds = engine.rules.turn_seconds
+    if seconds:
+        limits.append(start + timedelta(seconds=seconds))
+    if not Connection.objects.filter(table=table, user_id=seat.user_id).exists():
+        away = max(start, seat.away_since or start)
+        limits.append(away + (GRACE_TIMED if seconds else GRACE_UNTIMED))
+    table.turn_deadline = min(limits) if limits else None
+    return position
 
 
 def _require_signed_in(user) -> None:
@@ -121,7 +184,9 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
                  bot_think_ms: int = 1000, name: str = "") -> Table:
     """Open a table; the host takes seat 0. Inconsistent options are refused with the reason."""
     _require_signed_in(host)
-    options = {k: v for k, v in (options or {}).items() if v is not None}
+    # None means "the preset's default", except for the turn time, where it means no limit.
+    options = {k: v for k, v in (options or {}).items()
+               if v is not None or k == "turn_seconds"}
     try:
         rules = make_rules({"preset": preset, **options}, players)
     except RuleError as err:
@@ -155,7 +220,11 @@ def find_by_code(code: str) -> Table:
 
 
 def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
-    """Take the first free seat (arrival order): public tables, the code, or an invitation."""
+    """Take the first free seat (arrival order): public tables, the code, or an invitation.
+
+    During a match a person may take a bot's seat: it is reserved for them and becomes theirs
+    when the round ends.
+    """
     _require_signed_in(user)
     with transaction.atomic():
         table = _locked(table_id)
@@ -165,42 +234,67 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
         invited = Invitation.objects.filter(table=table, invitee=user).first()
         if not (table.public or (code and code.upper() == table.code) or invited):
             raise ServiceError(_("This table is by invitation only."), code="invite_only")
-        if table.state != Table.State.WAITING:
-            raise ServiceError(_("The match has already started."), code="started")
+        if table.seats.filter(reserved_for=user).exists():
+            raise ServiceError(_("A seat is already reserved for you."), code="already_seated")
         seat = table.seats.filter(user__isnull=True, is_bot=False).order_by("index").first()
+        reserved = False
+        if seat is None and table.state == Table.State.PLAYING:
+            seat = table.seats.filter(is_bot=True, reserved_for__isnull=True,
+                                      bot_leaving=False).order_by("index").first()
+            reserved = seat is not None
         if seat is None:
             raise ServiceError(_("Every seat is taken."), code="full")
-        seat.user, seat.joined_at = user, timezone.now()
-        seat.save(update_fields=["user", "joined_at"])
+        if reserved and not _round_in_progress(table):
+            reserved = False
+            seat.is_bot, seat.bot_level = False, ""
+        if reserved:
+            seat.reserved_for = user
+            seat.save(update_fields=["reserved_for"])
+        else:
+            seat.user, seat.joined_at = user, timezone.now()
+            seat.save(update_fields=["user", "joined_at", "is_bot", "bot_level"])
         if invited and invited.answered_at is None:
             invited.answered_at = timezone.now()
             invited.save(update_fields=["answered_at"])
-        return _bump(table, [{"kind": "seat", "seat": seat.index, "action": "joined"}])
+        action = "reserved" if reserved else "joined"
+        return _bump(table, [{"kind": "seat", "seat": seat.index, "action": action}])
+
+
+def _round_in_progress(table: Table) -> bool:
+    if table.state != Table.State.PLAYING:
+        return False
+    match = table.current_match
+    return match is not None and match.rounds.filter(result__isnull=True,
+                                                     voided=False).exists()
 
 
 def leave_table(*, user, table_id: int) -> Outcome:
+    """Before the match, the seat frees at once; during a round a bot plays the hand out."""
     with transaction.atomic():
         table = _locked(table_id)
         seat = _seat_of(table, user)
         if table.host_id == user.pk:
             raise ServiceError(_("The host keeps their seat."), code="host_stays")
-        if table.state != Table.State.WAITING:
-            raise ServiceError(_("You can only leave before the match starts."),
-                               code="started")
-        seat.user, seat.joined_at = None, None
-        seat.save(update_fields=["user", "joined_at"])
+        if _round_in_progress(table):
+            seat.leaving = seat.standin = True
+            seat.save(update_fields=["leaving", "standin"])
+            return _bump(table, [{"kind": "seat", "seat": seat.index, "action": "leaving"}])
+        seat.user, seat.joined_at, seat.away_since = None, None, None
+        seat.standin = seat.leaving = False
+        seat.save(update_fields=["user", "joined_at", "away_since", "standin", "leaving"])
         return _bump(table, [{"kind": "seat", "seat": seat.index, "action": "left"}])
 
 
 def add_bot(*, user, table_id: int, level: str | None = None) -> Outcome:
+    """The host seats a bot in the first free seat, before a match or between rounds."""
     with transaction.atomic():
         table = _locked(table_id)
         _require_host(table, user)
         _require_open(table)
         if not table.allow_bots:
             raise ServiceError(_("This table does not allow bots."), code="no_bots")
-        if table.state != Table.State.WAITING:
-            raise ServiceError(_("Bots join before the match starts."), code="started")
+        if _round_in_progress(table):
+            raise ServiceError(_("Bots join between rounds."), code="round_on")
         seats = list(table.seats.order_by("index"))
         if sum(s.is_bot for s in seats) >= len(seats) - 1:
             raise ServiceError(_("At least one seat is for a person."), code="too_many_bots")
@@ -214,17 +308,22 @@ def add_bot(*, user, table_id: int, level: str | None = None) -> Outcome:
 
 
 def remove_bot(*, user, table_id: int, seat_index: int) -> Outcome:
+    """The host removes a bot: at once before a round, at the round's end during one."""
     with transaction.atomic():
         table = _locked(table_id)
         _require_host(table, user)
-        if table.state != Table.State.WAITING:
-            raise ServiceError(_("Bots leave before the match starts."), code="started")
         seat = table.seats.filter(index=seat_index, is_bot=True).first()
         if seat is None:
             raise ServiceError(_("There is no bot in that seat."), code="no_bot")
-        seat.is_bot, seat.bot_level, seat.joined_at = False, "", None
-        seat.save(update_fields=["is_bot", "bot_level", "joined_at"])
-        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": "bot_removed"}])
+        if _round_in_progress(table):
+            seat.bot_leaving = True
+            seat.save(update_fields=["bot_leaving"])
+            action = "bot_leaving"
+        else:
+            seat.is_bot, seat.bot_level, seat.joined_at = False, "", None
+            seat.save(update_fields=["is_bot", "bot_level", "joined_at"])
+            action = "bot_removed"
+        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": action}])
 
 
 def invite(*, user, table_id: int, display_name: str) -> Invitation:
@@ -266,36 +365,48 @@ def start_match(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
         table.state = Table.State.PLAYING
         table.save(update_fields=["state"])
-        events = _begin_match(table, number=1)
-        return _bump(table, events)
+        events, engine = _begin_match(table, number=1)
+        return _bump(table, events, engine, new_turn=True)
 
 
-def _begin_match(table: Table, number: int) -> list[dict]:
+def _begin_match(table: Table, number: int) -> tuple[list[dict], EngineMatch]:
     rules = game.rules_for(table)
     match = Match.objects.create(table=table, number=number, rules=rules.options(),
                                  players=rules.players, scores=[0] * rules.sides,
                                  games=[0] * rules.sides)
     engine = EngineMatch(rules)
+    events = [{"kind": "match_started", "match": number}]
+    _deal(table, match, engine, events)
+    return events, engine
+
+
+def _deal(table: Table, match: Match, engine: EngineMatch, events: list[dict]) -> None:
     rnd = game.deal_round(match, engine, _seat_users(table))
-    events = [{"kind": "match_started", "match": number},
-              {"kind": "round_started", "round": rnd.number, "opener": rnd.opener}]
+    events.append({"kind": "round_started", "round": rnd.number, "opener": rnd.opener})
     _auto_passes(table, match, rnd, engine, events)
-    return events
 
 
 def next_round(*, user, table_id: int) -> Outcome:
+    """The host deals now rather than waiting for the table to deal by itself."""
     with transaction.atomic():
         table = _locked(table_id)
         _require_host(table, user)
         match, engine = _playing(table)
-        if engine.current is not None:
-            raise ServiceError(_("The round is still being played."), code="round_on")
-        if engine.over:
-            raise ServiceError(_("The match is over: start a new match."), code="match_over")
-        rnd = game.deal_round(match, engine, _seat_users(table))
-        events = [{"kind": "round_started", "round": rnd.number, "opener": rnd.opener}]
-        _auto_passes(table, match, rnd, engine, events)
-        return _bump(table, events)
+        return _next_round(table, match, engine)
+
+
+def _next_round(table: Table, match: Match, engine: EngineMatch) -> Outcome:
+    if table.paused:
+        raise ServiceError(_("The table is paused."), code="paused")
+    if engine.current is not None:
+        raise ServiceError(_("The round is still being played."), code="round_on")
+    if engine.over:
+        raise ServiceError(_("The match is over: start a new match."), code="match_over")
+    if table.seats.filter(user__isnull=True, is_bot=False).exists():
+        raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
+    events: list[dict] = []
+    _deal(table, match, engine, events)
+    return _bump(table, events, engine, new_turn=True)
 
 
 def new_match(*, user, table_id: int) -> Outcome:
@@ -305,17 +416,23 @@ def new_match(*, user, table_id: int) -> Outcome:
         match, engine = _playing(table)
         if not engine.over:
             raise ServiceError(_("The match is still on."), code="match_on")
-        return _bump(table, _begin_match(table, number=match.number + 1))
+        if table.seats.filter(user__isnull=True, is_bot=False).exists():
+            raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
+        events, engine = _begin_match(table, number=match.number + 1)
+        return _bump(table, events, engine, new_turn=True)
 
 
 def pause(*, user, table_id: int) -> Outcome:
+    """Freeze the table: no deal, no bot move, no clock."""
     with transaction.atomic():
         table = _locked(table_id)
         _require_host(table, user)
-        _playing(table)
-        table.paused, table.paused_by = True, user
-        table.save(update_fields=["paused", "paused_by"])
-        return _bump(table, [{"kind": "paused"}])
+        match, engine = _playing(table)
+        if table.paused:
+            raise ServiceError(_("The table is already paused."), code="paused")
+        table.paused, table.paused_by, table.paused_at = True, user, timezone.now()
+        table.save(update_fields=["paused", "paused_by", "paused_at"])
+        return _bump(table, [{"kind": "paused"}], engine)
 
 
 def resume(*, user, table_id: int) -> Outcome:
@@ -325,9 +442,18 @@ def resume(*, user, table_id: int) -> Outcome:
         _require_open(table)
         if not table.paused:
             raise ServiceError(_("The table is not paused."), code="not_paused")
-        table.paused, table.paused_by = False, None
-        table.save(update_fields=["paused", "paused_by"])
-        return _bump(table, [{"kind": "resumed"}])
+        return _resume(table, [{"kind": "resumed"}])
+
+
+def _resume(table: Table, events: list[dict]) -> Outcome:
+    """The turn gets back exactly the time it had left when the table paused."""
+    now = timezone.now()
+    if table.paused_at and table.turn_started_at:
+        table.turn_started_at += now - table.paused_at
+    table.paused, table.paused_by, table.paused_at = False, None, None
+    table.save(update_fields=["paused", "paused_by", "paused_at"])
+    engine = game.load(table.current_match) if table.state == Table.State.PLAYING else None
+    return _bump(table, events, engine, now=now)
 
 
 def _playing(table: Table) -> tuple[Match, EngineMatch]:
@@ -346,38 +472,56 @@ def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | N
     with transaction.atomic():
         table = _locked(table_id)
         seat = _seat_of(table, user)
+        if seat.played_by_bot:
+            raise ServiceError(_("A bot is playing your hand until the round ends."),
+                               code="standin")
         return _apply(table, seat.index, round_number, ply, tile, end, is_pass,
                       by=Move.By.PLAYER, user=user)
 
 
-def play_for_seat(*, table_id: int, round_number: int, ply: int, by: str) -> Outcome:
-    """The table acts for a seat: a bot's choice, or (time out) the first tile that fits.
+class NotDue(ServiceError):
+    def __init__(self) -> None:
+        super().__init__(_("Nothing is due at this table yet."), code="not_due")
 
-    Called by timers and bot tasks with the round and ply they were set for, so a late or
-    repeated call finds the table moved on and changes nothing.
+
+def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int | None = None,
+                    now: datetime | None = None) -> Outcome:
+    """The table acts by itself when its deadline has come.
+
+    A bot (or a bot standing in) makes its choice; a person whose time ran out gets the first
+    tile in hand that fits, at the first end it fits, or a pass; between rounds, the next
+    round is dealt. Timers pass the position they were set for, so a late, repeated or
+    redelivered timer finds the table moved on and changes nothing; the sweep passes None and
+    acts on whatever is due.
     """
+    now = now or timezone.now()
     with transaction.atomic():
         table = _locked(table_id)
+        if table.state != Table.State.PLAYING or table.paused or table.turn_deadline is None:
+            raise NotDue()
+        if table.turn_deadline - DUE_TOLERANCE > now:
+            raise NotDue()
         match, engine = _playing(table)
-        if table.paused:
-            raise ServiceError(_("The table is paused."), code="paused")
-        rnd = engine.current
-        _check_position(engine, round_number, ply)
-        seat_index = rnd.turn
-        if by == Move.By.BOT:
+        last = engine.rounds[-1]
+        here = (len(engine.rounds) - 1, len(last.history))
+        if round_number is not None and (round_number, ply) != here:
+            raise StaleMove()
+        if last.result is not None:
+            return _next_round(table, match, engine)
+        seat = table.seats.get(index=last.turn)
+        if seat.played_by_bot:
             from apps.bots import choose_move
             from apps.rules.view import seat_view
 
-            seat = table.seats.get(index=seat_index)
-            if not seat.is_bot:
-                raise StaleMove()
-            view = seat_view(engine, seat_index)
+            view = seat_view(engine, seat.index)
             move = choose_move(view, seat.bot_level or table.bot_level, game.bot_rng(view))
+            by = Move.By.BOT
         else:
             from apps.rules.engine import legal_dict
 
-            move = legal_dict(*rnd.legal()[0])
-        return _apply(table, seat_index, round_number, ply, move.get("play"), move.get("end"),
+            move = legal_dict(*last.legal()[0])
+            by = Move.By.TABLE
+        return _apply(table, seat.index, *here, move.get("play"), move.get("end"),
                       bool(move.get("pass")), by=by, user=None, match=match, engine=engine)
 
 
@@ -410,13 +554,13 @@ def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str
         raise ServiceError(rule_message(err), code=err.code) from err
     db_round = match.rounds.get(number=round_number)
     events: list[dict] = []
-    _record(engine, db_round, move, by=by, user=user, events=events)
+    _record(table, engine, db_round, move, by=by, user=user, events=events)
     _auto_passes(table, match, db_round, engine, events)
-    return _bump(table, events)
+    return _bump(table, events, engine, new_turn=True)
 
 
-def _record(engine: EngineMatch, db_round: Round, move: tuple[int, int], *, by: str, user,
-            events: list[dict]) -> None:
+def _record(table: Table, engine: EngineMatch, db_round: Round, move: tuple[int, int], *,
+            by: str, user, events: list[dict]) -> None:
     rnd = engine.current
     seat, ply = rnd.turn, len(rnd.history)
     written = move_dict(seat, *move)
@@ -426,7 +570,7 @@ def _record(engine: EngineMatch, db_round: Round, move: tuple[int, int], *, by: 
                         user=user)
     events.append({"kind": "move", "ply": ply, **written, "by": by})
     if rnd.result is not None:
-        _settle(db_round.match, db_round, engine, events)
+        _settle(table, db_round.match, db_round, engine, events)
 
 
 def _auto_passes(table: Table, match: Match, db_round: Round, engine: EngineMatch,
@@ -437,10 +581,12 @@ def _auto_passes(table: Table, match: Match, db_round: Round, engine: EngineMatc
     if table.preset not in AUTO_PASS_PRESETS:
         return
     while engine.current is not None and engine.current.legal() == [PASS_MOVE]:
-        _record(engine, db_round, PASS_MOVE, by=Move.By.TABLE, user=None, events=events)
+        _record(table, engine, db_round, PASS_MOVE, by=Move.By.TABLE, user=None,
+                events=events)
 
 
-def _settle(match: Match, db_round: Round, engine: EngineMatch, events: list[dict]) -> None:
+def _settle(table: Table, match: Match, db_round: Round, engine: EngineMatch,
+            events: list[dict]) -> None:
     from apps.rules.view import side_dict
 
     rnd = engine.rounds[-1]
@@ -464,29 +610,66 @@ def _settle(match: Match, db_round: Round, engine: EngineMatch, events: list[dic
     events.append({"kind": "round_over", "round": db_round.number, **db_round.result})
     if engine.over:
         events.append({"kind": "match_over", "winner": side_dict(engine.rules, engine.winner)})
+    _seats_at_round_end(table, events)
+
+
+def _seats_at_round_end(table: Table, events: list[dict]) -> None:
+    """Reservations are honoured, leavers' and removed bots' seats free, returners play."""
+    connected = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
+    for seat in table.seats.all():
+        changed = None
+        if seat.reserved_for_id is not None:
+            seat.user_id, seat.reserved_for = seat.reserved_for_id, None
+            seat.is_bot, seat.bot_level, seat.bot_leaving = False, "", False
+            seat.standin, seat.leaving, seat.joined_at = False, False, timezone.now()
+            seat.away_since = None if seat.user_id in connected else timezone.now()
+            changed = "reservation_taken"
+        elif seat.bot_leaving:
+            seat.is_bot, seat.bot_level, seat.bot_leaving = False, "", False
+            changed = "bot_removed"
+        elif seat.leaving:
+            seat.user, seat.standin, seat.leaving, seat.away_since = None, False, False, None
+            changed = "left"
+        elif seat.standin and seat.user_id in connected:
+            seat.standin = False
+            changed = "back"
+        if changed:
+            seat.save()
+            events.append({"kind": "seat", "seat": seat.index, "action": changed})
 
 
 # -- presence ---------------------------------------------------------------------------------
 
 def connect(*, user, table_id: int, channel_name: str) -> Outcome | None:
-    """A socket opened; the first tab of a seated person makes them connected."""
-    from .models import Connection
-
+    """A socket opened. A seated person's first tab makes them connected; back within the
+    round, they take their hand back from the bot; an empty table wakes up."""
     with transaction.atomic():
         table = _locked(table_id)
         was = Connection.objects.filter(table=table, user=user).exists()
         Connection.objects.update_or_create(channel_name=channel_name,
                                             defaults={"user": user, "table": table})
-        if was or not table.seats.filter(user=user).exists():
+        events: list[dict] = []
+        if table.empty_since is not None:
+            table.empty_since = None
+            table.save(update_fields=["empty_since"])
+        seat = table.seats.filter(user=user).first()
+        if seat is not None and not was:
+            seat.away_since = None
+            if seat.standin and not seat.leaving:
+                seat.standin = False
+            seat.save(update_fields=["away_since", "standin"])
+            events.append({"kind": "presence", "seat": seat.index, "connected": True})
+        if table.paused and table.paused_by_id is None and table.paused_at is not None \
+                and table.state == Table.State.PLAYING:
+            return _resume(table, events + [{"kind": "resumed"}])
+        if not events:
             return None
-        return _bump(table, [{"kind": "presence", "seat": _seat_of(table, user).index,
-                              "connected": True}])
+        return _bump(table, events)
 
 
 def disconnect(*, channel_name: str) -> Outcome | None:
-    """A socket closed; the last tab of a seated person makes them away."""
-    from .models import Connection
-
+    """A socket closed. A person's last tab makes them away; nobody left pauses the table
+    (by itself, so it resumes when somebody comes back) and starts its 2-minute expiry."""
     with transaction.atomic():
         conn = Connection.objects.filter(channel_name=channel_name).first()
         if conn is None:
@@ -494,9 +677,83 @@ def disconnect(*, channel_name: str) -> Outcome | None:
         table = _locked(conn.table_id)
         conn.delete()
         user = conn.user
-        if Connection.objects.filter(table=table, user=user).exists():
-            return None
+        now = timezone.now()
+        events: list[dict] = []
         seat = table.seats.filter(user=user).first()
-        if seat is None:
+        if seat is not None and not Connection.objects.filter(table=table, user=user).exists():
+            seat.away_since = now
+            seat.save(update_fields=["away_since"])
+            events.append({"kind": "presence", "seat": seat.index, "connected": False})
+        if not Connection.objects.filter(table=table).exists() \
+                and table.state != Table.State.CLOSED:
+            table.empty_since = now
+            fields = ["empty_since"]
+            if table.state == Table.State.PLAYING and not table.paused:
+                table.paused, table.paused_by, table.paused_at = True, None, now
+                fields += ["paused", "paused_by", "paused_at"]
+                events.append({"kind": "paused", "empty": True})
+            table.save(update_fields=fields)
+        if not events:
             return None
-        return _bump(table, [{"kind": "presence", "seat": seat.index, "connected": False}])
+        return _bump(table, events, now=now)
+
+
+def stand_in(*, table_id: int, seat_index: int, now: datetime | None = None) -> Outcome:
+    """Away 2 minutes: a bot plays the person's hand (and team) for the rest of the round."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        seat = table.seats.get(index=seat_index)
+        if seat.standin or seat.user_id is None or seat.away_since is None \
+                or seat.away_since + AWAY_LIMIT > now or not _round_in_progress(table):
+            raise NotDue()
+        seat.standin = True
+        seat.save(update_fields=["standin"])
+        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": "standin"}],
+                     now=now)
+
+
+def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome:
+    """Nobody came back for 2 minutes: the table closes; its history stays."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        if table.state == Table.State.CLOSED or table.empty_since is None \
+                or table.empty_since + EMPTY_LIMIT > now:
+            raise NotDue()
+        table.state, table.closed_at = Table.State.CLOSED, now
+        table.closed_reason = "empty"
+        table.save(update_fields=["state", "closed_at", "closed_reason"])
+        return _bump(table, [{"kind": "closed", "reason": "empty"}], now=now)
+
+
+def sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """Beat's guarantee behind the per-turn timers: act on everything due, through the
+    services, each in its own transaction. Indexed columns find the work."""
+    now = now or timezone.now()
+    done = {"deadlines": 0, "standins": 0, "closed": 0}
+    due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
+                               turn_deadline__lte=now).values_list("pk", flat=True)
+    for table_id in list(due[:500]):
+        try:
+            act_on_deadline(table_id=table_id, now=now)
+            done["deadlines"] += 1
+        except ServiceError:
+            pass
+    away = Seat.objects.filter(away_since__lte=now - AWAY_LIMIT, standin=False,
+                               user__isnull=False, table__state=Table.State.PLAYING)
+    for table_id, index in list(away.values_list("table_id", "index")[:500]):
+        try:
+            stand_in(table_id=table_id, seat_index=index, now=now)
+            done["standins"] += 1
+        except ServiceError:
+            pass
+    empty = Table.objects.filter(empty_since__lte=now - EMPTY_LIMIT).exclude(
+        state=Table.State.CLOSED).values_list("pk", flat=True)
+    for table_id in list(empty[:500]):
+        try:
+            close_empty(table_id=table_id, now=now)
+            done["closed"] += 1
+        except ServiceError:
+            pass
+    return done

@@ -1,4 +1,4 @@
-"""Celery tasks: thin shells that carry the round and ply they were set for to a service."""
+"""Celery tasks: thin shells that carry the position they were set for to a service."""
 
 from __future__ import annotations
 
@@ -9,23 +9,18 @@ from celery import shared_task
 log = logging.getLogger(__name__)
 
 
-def schedule_bot_move(table_id: int) -> None:
-    """If a bot is to play at this table, ask it to move after the host's think time."""
-    from .selectors import bot_to_move
+@shared_task(ignore_result=True)
+def turn_due(table_id: int, round_number: int | None, ply: int | None) -> None:
+    from .services import ServiceError, act_on_deadline
 
-    due = bot_to_move(table_id)
-    if due is None:
-        return
-    round_number, ply, think_ms = due
-    bot_move.apply_async((table_id, round_number, ply), countdown=think_ms / 1000)
+    try:
+        act_on_deadline(table_id=table_id, round_number=round_number, ply=ply)
+    except ServiceError as err:  # moved on, paused, not due: a late or repeated task is harmless
+        log.debug("deadline of table %s at %s/%s: %s", table_id, round_number, ply, err.code)
 
 
 @shared_task(ignore_result=True)
-def bot_move(table_id: int, round_number: int, ply: int) -> None:
-    from .services import ServiceError, play_for_seat
+def sweep() -> dict:
+    from .services import sweep as sweep_tables
 
-    try:
-        play_for_seat(table_id=table_id, round_number=round_number, ply=ply, by="bot")
-    except ServiceError as err:  # moved on, paused, closed: a late task is harmless
-        log.info("bot move for table %s at %s/%s skipped: %s", table_id, round_number, ply,
-                 err.code)
+    return sweep_tables()
