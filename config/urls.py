@@ -2,9 +2,11 @@ from django.contrib import admin
 from django.urls import include, path
 
 from apps.core import views as core_views
+from apps.tables import views as table_views
 
 urlpatterns = [
-    path("", core_views.home, name="home"),
+    path("", table_views.home, name="home"),
+    path("", include("apps.tables.urls")),
     path("healthz", core_views.healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("apps.accounts.urls")),

@@ -1,0 +1,90 @@
+"""Forms of the table pages. They check types; the service layer checks the rules."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from apps.rules.presets import TIE_RULES
+
+from .models import BOT_LEVELS, PRESET_CHOICES
+
+TIE_LABELS = {
+    "closer_loses": _("the side that placed the last tile loses"),
+    "opener_loses": _("the pair that opened the round loses"),
+    "replay": _("nobody scores and the round is replayed"),
+}
+
+#: What each preset lets the host choose, shown next to the form (rules.md).
+PRESET_HELP = {
+    "partners": _("4 players in pairs. Target 50 to 500 in steps of 50 (default 100). "
+                  "Turn time 45 s by default."),
+    "partners-66": _("4 players in pairs; the first round opens with 6-6. Target 50 to 500 in "
+                     "steps of 50 (default 50)."),
+    "draw": _("2 to 4 players; a stuck player draws. Target 1 to 1000 (default 100 with 2 "
+              "players, 61 with 3 or 4)."),
+    "block": _("2 to 4 players; no drawing. Target 1 to 1000 (default 100 with 2 players, 61 "
+               "with 3 or 4)."),
+    "all-fives": _("2 to 4 players; open ends that add up to a multiple of 5 score. Target 1 to "
+                   "1000 (default 150)."),
+    "tranca": _("2 to 4 players. Target 50, 100 or 150 (default 100); hands of 5 or 7 tiles."),
+    "pairs-series": _("4 players in pairs, a series of games. Target 50 to 500 in steps of 50 "
+                      "(default 300); best of 1, 3 or 5; a tie rule for blocked rounds."),
+}
+
+
+FOUR_ONLY = ("partners", "partners-66", "pairs-series")
+
+
+class CodeForm(forms.Form):
+    code = forms.CharField(label=_("Invite code"), max_length=20,
+                           widget=forms.TextInput(attrs={"autocomplete": "off",
+                                                         "autocapitalize": "characters",
+                                                         "placeholder": "ABC234"}))
+
+
+class InviteForm(forms.Form):
+    display_name = forms.CharField(label=_("Invite a player by display name"), max_length=60)
+
+
+class CreateTableForm(forms.Form):
+    preset = forms.ChoiceField(label=_("Game"), choices=PRESET_CHOICES, initial="partners")
+    players = forms.TypedChoiceField(
+        label=_("Players"), required=False, coerce=int, empty_value=None,
+        choices=[("", _("4 (or the game's number)")), ("2", "2"), ("3", "3"), ("4", "4")],
+        help_text=_("Only draw, block, all fives and tranca may have 2 or 3 players."))
+    target = forms.IntegerField(label=_("Target (points)"), required=False, min_value=1,
+                                max_value=1000,
+                                help_text=_("Empty: the game's default."))
+    hand_size = forms.TypedChoiceField(
+        label=_("Tiles per hand (tranca)"), required=False, coerce=int, empty_value=None,
+        choices=[("", _("Default")), ("5", "5"), ("7", "7")])
+    best_of = forms.TypedChoiceField(
+        label=_("Best of (pairs series)"), required=False, coerce=int, empty_value=None,
+        choices=[("", _("Default (1)")), ("1", "1"), ("3", "3"), ("5", "5")])
+    tie = forms.ChoiceField(
+        label=_("When a blocked round ties (pairs series)"), required=False,
+        choices=[("", _("Default"))] + [(t, TIE_LABELS[t]) for t in TIE_RULES])
+    turn_seconds = forms.IntegerField(
+        label=_("Seconds per move"), required=False, min_value=1, max_value=3600, initial=45,
+        help_text=_("1 to 3600; empty for no time limit."))
+    public = forms.BooleanField(label=_("List the table in the lobby"), required=False,
+                                initial=True,
+                                help_text=_("Unticked: only people with the code or an "
+                                            "invitation can join."))
+    allow_bots = forms.BooleanField(label=_("Bots may fill seats"), required=False)
+    bot_level = forms.ChoiceField(label=_("Bot level"), choices=BOT_LEVELS, initial="medium")
+    bot_think_ms = forms.IntegerField(label=_("Bot think time (milliseconds)"), min_value=0,
+                                      max_value=10_000, initial=1000)
+
+    def service_kwargs(self) -> dict:
+        data = self.cleaned_data
+        options = {"target": data.get("target"), "hand_size": data.get("hand_size"),
+                   "best_of": data.get("best_of"), "tie": data.get("tie") or None,
+                   "turn_seconds": data.get("turn_seconds")}
+        players = data.get("players")
+        if players is None and data["preset"] not in FOUR_ONLY:
+            players = 4
+        return {"preset": data["preset"], "players": players, "options": options,
+                "public": data["public"], "allow_bots": data["allow_bots"],
+                "bot_level": data["bot_level"], "bot_think_ms": data["bot_think_ms"]}

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from . import views
+
+app_name = "tables"
+
+# Mounted at "" by config/urls.py; the home page keeps the project-wide name "home".
+urlpatterns = [
+    path("lobby/", views.lobby, name="lobby"),
+    path("tables/new/", views.create, name="create"),
+    path("t/<str:code>/", views.table_page, name="table"),
+    path("t/<str:code>/join/", views.join, name="join"),
+    path("t/<str:code>/leave/", views.leave, name="leave"),
+    path("t/<str:code>/invite/", views.invite, name="invite"),
+    path("t/<str:code>/record.json", views.record, name="record"),
+]

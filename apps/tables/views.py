@@ -1,0 +1,263 @@
+"""Table pages: authenticate, call one service or selector, render or redirect.
+
+Refusals come back from the service layer as :class:`ServiceError` with a translated message,
+shown with django's messages framework or as a form error.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.realtime.consumers import KNOWN_TABLES_KEY, MAX_FRAME
+
+from . import selectors, services
+from .forms import PRESET_HELP, CodeForm, CreateTableForm, InviteForm
+from .models import Table
+from .services import ServiceError
+
+#: Wrong invite codes allowed per signed-in user and per address in a window.
+CODE_FAILURES_LIMIT = 10
+CODE_FAILURES_WINDOW = 600  # seconds
+
+
+# -- wrong-code limiting (Django's cache: LocMem in one process, shared when it is Redis) ------
+
+def _failure_keys(request) -> list[str]:
+    keys = [f"tables:codefail:ip:{request.META.get('REMOTE_ADDR', '')}"]
+    if request.user.is_authenticated:
+        keys.append(f"tables:codefail:user:{request.user.pk}")
+    return keys
+
+
+def _code_limited(request) -> bool:
+    return any((cache.get(key) or 0) >= CODE_FAILURES_LIMIT for key in _failure_keys(request))
+
+
+def _count_code_failure(request) -> None:
+    for key in _failure_keys(request):
+        cache.add(key, 0, CODE_FAILURES_WINDOW)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, CODE_FAILURES_WINDOW)
+
+
+def _remember(request, table: Table) -> None:
+    """This browser has the table's code: its socket may show the table (invite-only too)."""
+    known = list(request.session.get(KNOWN_TABLES_KEY, []))
+    if table.pk not in known:
+        request.session[KNOWN_TABLES_KEY] = (known + [table.pk])[-50:]
+
+
+# -- pages -------------------------------------------------------------------------------------
+
+def home(request):
+    context: dict = {}
+    status = 200
+    if request.user.is_authenticated:
+        form = CodeForm(request.POST or None)
+        if request.method == "POST":
+            response, status = _enter_code(request, form)
+            if response is not None:
+                return response
+        context.update(
+            code_form=form,
+            invitations=selectors.invitations_for(request.user),
+            my_tables=selectors.tables_of(request.user),
+        )
+    elif request.method == "POST":
+        return redirect(f"{reverse('accounts:login')}?next={reverse('home')}")
+    return render(request, "tables/home.html", context, status=status)
+
+
+def _enter_code(request, form: CodeForm):
+    """POST of the home page's code form: (redirect, 200) or (None, status) to re-render."""
+    if _code_limited(request):
+        form.add_error(None, _("Too many wrong codes. Wait a few minutes and try again."))
+        return None, 429
+    if not form.is_valid():
+        return None, 200
+    try:
+        table = services.find_by_code(form.cleaned_data["code"])
+    except ServiceError as err:
+        _count_code_failure(request)
+        form.add_error("code", err.message)
+        return None, 200
+    _remember(request, table)
+    try:
+        services.join_table(user=request.user, table_id=table.pk, code=table.code)
+    except ServiceError as err:
+        if err.code != "already_seated":
+            messages.error(request, err.message)
+    return redirect("tables:table", code=table.code), 200
+
+
+@require_GET
+def lobby(request):
+    return render(request, "tables/lobby.html", {"rows": selectors.lobby_rows()})
+
+
+@login_required
+def create(request):
+    form = CreateTableForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = services.create_table(host=request.user, **form.service_kwargs())
+        except ServiceError as err:
+            form.add_error(None, err.message)
+        else:
+            _remember(request, table)
+            return redirect("tables:table", code=table.code)
+    return render(request, "tables/create.html",
+                  {"form": form, "preset_help": [(k, str(v)) for k, v in PRESET_HELP.items()]})
+
+
+def _table_or_404(code: str) -> Table:
+    return get_object_or_404(Table.objects.select_related("host"), code=code.upper())
+
+
+def table_page(request, code: str):
+    table = _table_or_404(code)
+    if request.user.is_authenticated:
+        _remember(request, table)
+    state = selectors.table_state(table_id=table.pk, user=request.user)
+    seated = state["you"]["seat"] is not None
+    free = any(s["empty"] for s in state["seats"])
+    context = {
+        "table": table,
+        "state": state,
+        "can_join": (request.user.is_authenticated and not seated and free
+                     and table.state == Table.State.WAITING),
+        "can_leave": (seated and table.state == Table.State.WAITING
+                      and table.host_id != request.user.pk),
+        "is_host": state["you"]["host"],
+        "invite_form": InviteForm() if state["you"]["host"] else None,
+        "join_url": request.build_absolute_uri(reverse("tables:table", args=[table.code])),
+        "may_download": selectors.may_download(table, request.user),
+        "socket_path": f"/ws/table/{table.pk}/",
+        "strings": _js_strings(),
+        "max_frame": MAX_FRAME,
+    }
+    return render(request, "tables/table.html", context)
+
+
+def _js_strings() -> dict:
+    """Every word table.js shows, in the page's language."""
+    return {
+        "connecting": _("Connecting…"),
+        "connected": _("Connected"),
+        "reconnecting": _("Connection lost; reconnecting…"),
+        "signed_out": _("You are signed out. Sign in again to play."),
+        "no_table": _("This table does not exist or is not open to you."),
+        "your_turn": _("Your turn"),
+        "turn_of": _("%(name)s to play"),
+        "waiting": _("Waiting for players"),
+        "round": _("Round %(n)s"),
+        "match": _("Match %(n)s"),
+        "pass": _("Pass"),
+        "which_end": _("Which end for %(tile)s?"),
+        "end": _("end %(end)s"),
+        "cancel": _("Cancel"),
+        "your_hand": _("Your hand"),
+        "line": _("The line"),
+        "empty_line": _("No tile played yet."),
+        "tiles": _("%(n)s tiles"),
+        "away": _("away"),
+        "online": _("connected"),
+        "bot": _("bot"),
+        "you": _("you"),
+        "empty_seat": _("free seat"),
+        "team": _("team %(n)s"),
+        "scores": _("Scores"),
+        "target": _("Target: %(n)s points"),
+        "games": _("Games won"),
+        "boneyard": _("Boneyard: %(n)s tiles"),
+        "paused_by": _("Paused by %(name)s"),
+        "paused": _("Paused"),
+        "result": _("Round over"),
+        "revealed": _("Hands at the end"),
+        "pips": _("%(n)s pips"),
+        "match_over": _("The match is over."),
+        "start": _("Start the match"),
+        "pause": _("Pause"),
+        "resume": _("Resume"),
+        "next_round": _("Deal the next round"),
+        "new_match": _("Start a new match"),
+        "add_bot": _("Add a bot"),
+        "remove_bot": _("Remove bot"),
+        "host_controls": _("Host"),
+        "invited": _("You are invited to table %(code)s."),
+        "open": _("Open"),
+        "played": _("%(name)s played %(tile)s"),
+        "passed": _("%(name)s passed"),
+        "by_table": _("(played by the table)"),
+    }
+
+
+@login_required
+@require_POST
+def join(request, code: str):
+    table = _table_or_404(code)
+    _remember(request, table)
+    try:
+        services.join_table(user=request.user, table_id=table.pk,
+                            code=request.POST.get("code") or None)
+    except ServiceError as err:
+        messages.error(request, err.message)
+    return redirect("tables:table", code=table.code)
+
+
+@login_required
+@require_POST
+def leave(request, code: str):
+    table = _table_or_404(code)
+    try:
+        services.leave_table(user=request.user, table_id=table.pk)
+    except ServiceError as err:
+        messages.error(request, err.message)
+    return redirect("tables:table", code=table.code)
+
+
+@login_required
+@require_POST
+def invite(request, code: str):
+    table = _table_or_404(code)
+    form = InviteForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Enter a display name."))
+    else:
+        name = form.cleaned_data["display_name"]
+        try:
+            services.invite(user=request.user, table_id=table.pk, display_name=name)
+        except ServiceError as err:
+            messages.error(request, err.message)
+        else:
+            messages.success(request, _("%(name)s is invited.") % {"name": name})
+    return redirect("tables:table", code=table.code)
+
+
+@login_required
+@require_GET
+def record(request, code: str):
+    table = _table_or_404(code)
+    if not selectors.may_download(table, request.user):
+        raise Http404(_("Only the host and the players may download this record."))
+    number = request.GET.get("match")
+    if number is not None and not number.isdigit():
+        raise Http404
+    data = selectors.finished_record(table, int(number) if number else None)
+    if data is None:
+        raise Http404(_("No match has been played at this table yet."))
+    response = JsonResponse(data, json_dumps_params={"indent": 1})
+    name = f"domino-{table.code}-match-{number or 'current'}.json"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+

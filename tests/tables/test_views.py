@@ -1,0 +1,209 @@
+"""Table pages: home (codes, invitations), lobby, create form, table shell, record download."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from django.core.cache import cache
+from django.urls import reverse
+
+from apps.accounts.services import set_language
+from apps.tables import services
+from apps.tables.models import Table
+from apps.tables.views import CODE_FAILURES_LIMIT
+
+from .conftest import play_random_move, position
+
+HEADINGS = {
+    "es": ("Únete con un código", "Sala", "Crear una mesa", "Tu mano"),
+    "pt-br": ("Entre com um código", "Salão", "Criar uma mesa", "Sua mão"),
+    "en": ("Join with a code", "Lobby", "Create a table", "Your hand"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def signed_in(client, people):
+    client.force_login(people["host"])
+    return client
+
+
+@pytest.mark.parametrize("language", HEADINGS)
+def test_pages_render_in_the_profile_language(client, people, full_table, language):
+    set_language(user=people["host"], language=language)
+    client.force_login(people["host"])
+    home, lobby, create, table = HEADINGS[language]
+    checks = [(reverse("home"), home), (reverse("tables:lobby"), lobby),
+              (reverse("tables:create"), create),
+              (reverse("tables:table", args=[full_table.code]), table)]
+    for url, text in checks:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        assert f'<html lang="{language}">' in html
+        assert text in html, (url, text)
+
+
+def test_anonymous_home_links_to_sign_in_and_up(client, db):
+    html = client.get(reverse("home")).content.decode()
+    assert reverse("accounts:login") in html and reverse("accounts:signup") in html
+    assert 'name="code"' not in html
+
+
+def test_healthz_still_answers(client, db):
+    assert client.get("/healthz").status_code in (200, 503)
+
+
+def test_create_table_makes_the_host_sit_and_redirects(signed_in, people):
+    response = signed_in.post(reverse("tables:create"), {
+        "preset": "tranca", "players": "3", "target": "150", "hand_size": "5",
+        "turn_seconds": "", "public": "on", "bot_level": "easy", "bot_think_ms": "500",
+        "allow_bots": "on"})
+    table = Table.objects.get(host=people["host"])
+    assert response.status_code == 302
+    assert response["Location"] == reverse("tables:table", args=[table.code])
+    assert (table.preset, table.players, table.public, table.allow_bots) == ("tranca", 3, True, True)
+    assert table.options == {"target": 150, "hand_size": 5, "turn_seconds": None}
+    assert table.seats.get(index=0).user == people["host"]
+
+
+def test_partners_keep_45_seconds_unless_the_field_is_emptied(signed_in, people):
+    base = {"preset": "partners", "bot_level": "medium", "bot_think_ms": "1000"}
+    signed_in.post(reverse("tables:create"), {**base, "turn_seconds": "45"})
+    signed_in.post(reverse("tables:create"), {**base, "turn_seconds": ""})
+    limits = [t.options["turn_seconds"] for t in Table.objects.order_by("pk")]
+    assert limits == [45, None]
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"preset": "partners", "players": "2"}, "exactly four players"),
+    ({"preset": "partners", "target": "75"}, "in steps of 50"),
+    ({"preset": "tranca", "target": "120"}, "50, 100 or 150"),
+    ({"preset": "draw", "hand_size": "5"}, "cannot change"),
+    ({"preset": "partners", "best_of": "3"}, "no such option"),
+])
+def test_create_form_refuses_inconsistent_options_with_the_reason(signed_in, people, fields,
+                                                                   message):
+    set_language(user=people["host"], language="en")
+    data = {"bot_level": "medium", "bot_think_ms": "1000", **fields}
+    response = signed_in.post(reverse("tables:create"), data)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not Table.objects.exists()
+
+
+def test_create_form_shows_each_presets_ranges(signed_in):
+    html = signed_in.get(reverse("tables:create")).content.decode()
+    assert "50 a 500" in html or "50 to 500" in html
+
+
+def test_join_by_code_from_home(client, people):
+    table = services.create_table(host=people["host"], preset="partners", public=False)
+    client.force_login(people["ana"])
+    response = client.post(reverse("home"), {"code": f" {table.code.lower()} "})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("tables:table", args=[table.code])
+    assert table.seats.get(index=1).user == people["ana"]
+
+
+def test_wrong_code_gives_a_clear_message_then_is_rate_limited(client, people):
+    table = services.create_table(host=people["host"], preset="partners")
+    set_language(user=people["ana"], language="en")
+    client.force_login(people["ana"])
+    for _ in range(CODE_FAILURES_LIMIT):
+        response = client.post(reverse("home"), {"code": "ZZZZZZ"})
+        assert response.status_code == 200
+        assert "No open table has that code." in response.content.decode()
+    # Now even the right code waits: guessing is what is being slowed down.
+    response = client.post(reverse("home"), {"code": table.code})
+    assert response.status_code == 429
+    assert "Too many wrong codes" in response.content.decode()
+    assert not table.seats.filter(user=people["ana"]).exists()
+
+
+def test_lobby_lists_public_tables_with_free_seats(client, people):
+    public = services.create_table(host=people["host"], preset="partners", public=True)
+    hidden = services.create_table(host=people["ana"], preset="partners", public=False)
+    client.force_login(people["bea"])
+    html = client.get(reverse("tables:lobby")).content.decode()
+    assert reverse("tables:join", args=[public.code]) in html
+    assert hidden.code not in html
+    client.post(reverse("tables:join", args=[public.code]))
+    assert public.seats.get(index=1).user == people["bea"]
+
+
+def test_invitation_shows_on_home_and_joins_with_one_click(client, people):
+    table = services.create_table(host=people["host"], preset="partners", public=False)
+    client.force_login(people["host"])
+    name = people["bea"].profile.display_name
+    response = client.post(reverse("tables:invite", args=[table.code]), {"display_name": name})
+    assert response.status_code == 302
+    client.force_login(people["bea"])
+    html = client.get(reverse("home")).content.decode()
+    assert reverse("tables:join", args=[table.code]) in html
+    client.post(reverse("tables:join", args=[table.code]))
+    assert table.seats.get(index=1).user == people["bea"]
+    html = client.get(reverse("home")).content.decode()
+    assert reverse("tables:join", args=[table.code]) not in html
+
+
+def test_invite_only_table_cannot_be_joined_without_the_code(client, people):
+    table = services.create_table(host=people["host"], preset="partners", public=False)
+    client.force_login(people["outsider"])
+    client.post(reverse("tables:join", args=[table.code]))
+    assert not table.seats.filter(user=people["outsider"]).exists()
+
+
+def test_table_page_shows_join_button_and_host_invite_form(client, people):
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    client.force_login(people["ana"])
+    html = client.get(reverse("tables:table", args=[table.code])).content.decode()
+    assert reverse("tables:join", args=[table.code]) in html
+    assert reverse("tables:invite", args=[table.code]) not in html
+    assert 'id="table-strings"' in html and "js/table.js" in html
+    client.force_login(people["host"])
+    html = client.get(reverse("tables:table", args=[table.code])).content.decode()
+    assert reverse("tables:invite", args=[table.code]) in html
+    assert table.code in html
+
+
+def _hand_tiles(record: dict) -> set[str]:
+    return {t for rnd in record["rounds"] for hand in rnd["hands"] for t in hand}
+
+
+def test_record_download_holds_finished_rounds_only(client, people, full_table):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    client.force_login(people["ana"])
+    url = reverse("tables:record", args=[full_table.code])
+    data = json.loads(client.get(url).content)
+    assert data["rounds"] == [] and data["players"] == 4
+    rng = random.Random(7)
+    while position(full_table)[0].current is not None:
+        play_random_move(full_table, rng)
+    services.next_round(user=people["host"], table_id=full_table.pk)
+    play_random_move(full_table, rng)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert "attachment" in response["Content-Disposition"]
+    data = json.loads(response.content)
+    assert len(data["rounds"]) == 1  # the second round is being played: not in the record
+    second = full_table.current_match.rounds.get(number=1)
+    assert second.hands not in [r["hands"] for r in data["rounds"]]
+    from apps.rules import harness
+    replay = harness.load(data)
+    assert replay.current is None and len(replay.rounds) == 1
+    assert json.loads(client.get(url + "?match=1").content) == data
+
+
+def test_record_is_for_the_table_only(client, people, full_table):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    client.force_login(people["outsider"])
+    assert client.get(reverse("tables:record", args=[full_table.code])).status_code == 404
