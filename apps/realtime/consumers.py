@@ -12,12 +12,14 @@ import json
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import translation
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 
 from .notify import table_group, user_group
 
 #: Frames above this are refused unread: a legitimate message is a few dozen bytes.
 MAX_FRAME = 2048
+#: Session key (list of table ids) written by the table page: this browser has the code.
+KNOWN_TABLES_KEY = "tables_known"
 HOST_ACTIONS = ("start", "pause", "resume", "next_round", "new_match", "add_bot", "remove_bot")
 
 
@@ -53,9 +55,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.sent_version = -1
         self.joined = False
         if self.user is None or not self.user.is_authenticated:
+            # Accept first: a close before the handshake reaches a browser as a bare 403/1006,
+            # and the page must tell "sign in again" (4401) from a network drop.
+            await self.accept()
             await self.close(code=4401)
             return
-        if not await self._call(_table_visible, self.table_id):
+        session = self.scope.get("session")
+        known = list(session.get(KNOWN_TABLES_KEY, [])) if session is not None else []
+        if not await self._call(_table_visible, self.table_id, self.user, known):
+            await self.accept()
             await self.close(code=4404)
             return
         self.language = await database_sync_to_async(_profile_language)(self.user)
@@ -85,7 +93,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         try:
             if text_data is None:
                 raise Refusal("bad_frame", _("Only text frames are accepted."))
-            if len(text_data) > MAX_FRAME:
+            if len(text_data) > MAX_FRAME or len(text_data.encode("utf-8", "replace")) > MAX_FRAME:
                 raise Refusal("too_large", _("That message is too large."))
             try:
                 msg = json.loads(text_data)
@@ -101,10 +109,13 @@ class TableConsumer(AsyncWebsocketConsumer):
                 raise Refusal("unknown", _("Unknown message type."))
             await handler(msg)
         except Refusal as err:
-            await self.send_json({"type": "error", "code": err.code, "message": err.message,
+            with translation.override(getattr(self, "language", None)):
+                message = str(err.message)
+            await self.send_json({"type": "error", "code": err.code, "message": message,
                                   "id": ref})
             if err.code == "stale":
-                await self.send_state()
+                # The client's picture is behind: always follow with the current state.
+                await self.send_state(force=True)
 
     async def on_ping(self, msg: dict) -> None:
         await self.send_json({"type": "pong"})
@@ -153,11 +164,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         from apps.tables.services import ServiceError
 
         try:
-            await self._call(fn, **kwargs)
+            outcome = await self._call(fn, **kwargs)
         except ServiceError as err:
             raise Refusal(err.code, err.message) from None
-        # Our own doorbell will also arrive; sending now keeps the mover's page snappy.
-        await self.send_state()
+        # Our own doorbell will also arrive (and be skipped as already sent); sending now keeps
+        # the mover's page snappy, with the events of the change.
+        await self.send_state(events=getattr(outcome, "events", None))
 
     # -- from the table ----------------------------------------------------------------------
 
@@ -199,14 +211,52 @@ def _position(msg: dict) -> tuple[int, int]:
     return round_number, ply
 
 
-def _table_visible(table_id: int) -> bool:
-    from apps.tables.models import Table
+def _table_visible(table_id: int, user, known: list) -> bool:
+    """Public tables, and invite-only ones for the host, the seated, the invited and whoever
+    opened the table's page with its code (kept in the session): table ids are guessable."""
+    from apps.tables.selectors import may_watch
 
-    return Table.objects.filter(pk=table_id).exists()
+    return may_watch(table_id=table_id, user=user, known_ids=known)
 
 
-def _profile_language(user) -> str | None:
+def _profile_language(user) -> str:
     from django.conf import settings
 
     lang = _language_of(user)
-    return lang if lang in dict(settings.LANGUAGES) else None
+    return lang if lang in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
+
+
+class MeConsumer(AsyncWebsocketConsumer):
+    """``ws/me/``: the home page's live notices (invitations) for the signed-in person.
+
+    It listens to the person's group only and accepts nothing but ``ping``.
+    """
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.joined = False
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=4401)
+            return
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        self.joined = True
+
+    async def disconnect(self, code: int) -> None:
+        if self.joined:
+            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        if text_data is not None and len(text_data) <= MAX_FRAME:
+            try:
+                msg = json.loads(text_data)
+            except ValueError:
+                msg = None
+            if isinstance(msg, dict) and msg.get("type") == "ping":
+                await self.send(text_data='{"type":"pong"}')
+                return
+        await self.send(text_data=json.dumps({"type": "error", "code": "unknown",
+                                              "message": "", "id": None}))
+
+    async def user_notified(self, event: dict) -> None:
+        await self.send(text_data=json.dumps({"type": "notice", "event": event["event"]}))

@@ -7,4 +7,5 @@ from apps.realtime import consumers
 websocket_urlpatterns = [
     path("ws/ping/", consumers.PingConsumer.as_asgi()),
     path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
+    path("ws/me/", consumers.MeConsumer.as_asgi()),
 ]
