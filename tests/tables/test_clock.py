@@ -290,5 +290,8 @@ def test_a_human_move_racing_the_deadline_applies_one_move(people):
         t.start()
     for t in threads:
         t.join()
-    assert sorted(results) in (["human", "stale"], ["stale", "timer"])
+    # The loser finds the table moved on, or (the human first) the next turn not yet due.
+    applied = [r for r in results if r in ("human", "timer")]
+    assert len(applied) == 1 and len(results) == 2
+    assert set(results) - set(applied) <= {"stale", "not_due"}
     assert Move.objects.filter(round__match__table=table).count() == 1
