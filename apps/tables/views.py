@@ -198,6 +198,7 @@ def _js_strings() -> dict:
         "played": _("%(name)s played %(tile)s"),
         "passed": _("%(name)s passed"),
         "by_table": _("(played by the table)"),
+        "time_left": _("Time left"),
     }
 
 

@@ -78,6 +78,7 @@ function onState(msg) {
   const gap = lastVersion >= 0 && msg.version > lastVersion + 1;
   lastVersion = msg.version;
   state = msg.state;
+  if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
   render();
   if (gap) send({ type: "sync" });
 }
@@ -159,9 +160,25 @@ function renderTurn(view, you) {
   else if (view.turn === you) text = T.your_turn;
   else text = fmt(T.turn_of, { name: seatName(view.turn) });
   const extra = view.boneyard_count ? ` · ${fmt(T.boneyard, { n: view.boneyard_count })}` : "";
-  box.textContent = text + extra;
+  box.replaceChildren(text + extra, el("span", { id: "clock", class: "clock" }));
   box.classList.toggle("mine", view.turn === you && view.turn !== null);
+  tick();
 }
+
+// The turn clock counts down to the server's deadline (corrected for this machine's clock).
+let skew = 0;
+function tick() {
+  const node = $("clock");
+  const clock = state && state.clock;
+  if (!node || !clock) return;
+  let left = null;
+  if (state.table.paused && clock.paused_left_ms != null) left = clock.paused_left_ms;
+  else if (clock.deadline && state.view && state.view.turn !== null) {
+    left = Math.max(0, clock.deadline - (Date.now() + skew));
+  }
+  node.textContent = left === null ? "" : ` · ${T.time_left}: ${Math.ceil(left / 1000)} s`;
+}
+setInterval(tick, 500);
 
 function tileNode(name, cls = "tile") {
   const [a, b] = name.split("-");
