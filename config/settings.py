@@ -84,6 +84,11 @@ ASGI_APPLICATION = "config.asgi.application"
 # Database -------------------------------------------------------------------------------------
 DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
 DATABASES = {"default": parse_database_url(DATABASE_URL, base_dir=BASE_DIR)}
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # Celery's Django fixup closes "obsolete" connections after every task; keeping them a
+    # minute spares each timer a new PostgreSQL connection.
+    DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: channel layer and Celery broker -----------------------------------------------------

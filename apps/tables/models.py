@@ -187,6 +187,8 @@ class Move(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                              on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    #: For a move the table made by itself: the deadline it acted on (lateness = created - due).
+    due_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["ply"]

@@ -522,7 +522,8 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
             move = legal_dict(*last.legal()[0])
             by = Move.By.TABLE
         return _apply(table, seat.index, *here, move.get("play"), move.get("end"),
-                      bool(move.get("pass")), by=by, user=None, match=match, engine=engine)
+                      bool(move.get("pass")), by=by, user=None, match=match, engine=engine,
+                      due_at=table.turn_deadline)
 
 
 def _check_position(engine: EngineMatch, round_number: int, ply: int) -> None:
@@ -534,7 +535,7 @@ def _check_position(engine: EngineMatch, round_number: int, ply: int) -> None:
 
 def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str | None,
            end: str | None, is_pass: bool, *, by: str, user, match: Match | None = None,
-           engine: EngineMatch | None = None) -> Outcome:
+           engine: EngineMatch | None = None, due_at: datetime | None = None) -> Outcome:
     if match is None:
         match, engine = _playing(table)
     if table.paused:
@@ -554,20 +555,20 @@ def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str
         raise ServiceError(rule_message(err), code=err.code) from err
     db_round = match.rounds.get(number=round_number)
     events: list[dict] = []
-    _record(table, engine, db_round, move, by=by, user=user, events=events)
+    _record(table, engine, db_round, move, by=by, user=user, events=events, due_at=due_at)
     _auto_passes(table, match, db_round, engine, events)
     return _bump(table, events, engine, new_turn=True)
 
 
 def _record(table: Table, engine: EngineMatch, db_round: Round, move: tuple[int, int], *,
-            by: str, user, events: list[dict]) -> None:
+            by: str, user, events: list[dict], due_at: datetime | None = None) -> None:
     rnd = engine.current
     seat, ply = rnd.turn, len(rnd.history)
     written = move_dict(seat, *move)
     engine.play(*move)
     Move.objects.create(round=db_round, ply=ply, seat=seat, tile=written.get("play", ""),
                         end=written.get("end", ""), is_pass=bool(written.get("pass")), by=by,
-                        user=user)
+                        user=user, due_at=due_at)
     events.append({"kind": "move", "ply": ply, **written, "by": by})
     if rnd.result is not None:
         _settle(table, db_round.match, db_round, engine, events)

@@ -1,0 +1,129 @@
+"""How late does the table act after a deadline, with many timed tables and nobody moving?
+
+Starts its own Celery worker and beat against the configured database and Redis, opens N
+partners tables whose four players are connected but never move, runs for a while, stops the
+processes, and reads back every move the table made: its lateness (created - due) and whether
+every turn was acted on exactly once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db.models import Count
+from django.utils import timezone
+
+from apps.tables import services
+from apps.tables.models import Connection, Move, Table
+
+PREFIX = "bench-"
+
+
+class Command(BaseCommand):
+    help = "Measure how late automatic moves are after their deadlines."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--tables", type=int, default=200)
+        parser.add_argument("--seconds", type=int, default=60, help="how long to run")
+        parser.add_argument("--turn-seconds", type=int, default=5)
+        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+        parser.add_argument("--keep", action="store_true", help="keep the bench tables")
+
+    def handle(self, *args, **opts):
+        from config.celery import app
+
+        self.cleanup()
+        app.control.purge()  # timers left by an earlier run would act on deleted tables
+        worker, beat = self.start_celery(opts["concurrency"])
+        try:
+            began = time.monotonic()
+            tables = self.open_tables(opts["tables"], opts["turn_seconds"])
+            self.steady_from = timezone.now()
+            self.stdout.write(f"{len(tables)} tables started in {time.monotonic() - began:.0f} s;"
+                              f" measuring the next {opts['seconds']} s")
+            time.sleep(opts["seconds"])
+        finally:
+            stopped = timezone.now()
+            for proc in (beat, worker):
+                proc.send_signal(signal.SIGTERM)
+            for proc in (beat, worker):
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+        self.report(tables, stopped)
+        if not opts["keep"]:
+            self.cleanup()
+
+    def start_celery(self, concurrency: int):
+        env = dict(os.environ)
+        common = [sys.executable, "-m", "celery", "-A", "config"]
+        worker = subprocess.Popen(
+            [*common, "worker", "--pool=prefork", f"--concurrency={concurrency}",
+             "--loglevel=WARNING", "--without-gossip", "--without-mingle"], env=env)
+        schedule = os.path.join(settings.VAR_DIR, "bench-beat-schedule")
+        os.makedirs(settings.VAR_DIR, exist_ok=True)
+        beat = subprocess.Popen([*common, "beat", "--loglevel=WARNING", "-s", schedule],
+                                env=env)
+        time.sleep(3)  # let the worker connect before the first timers are due
+        return worker, beat
+
+    def open_tables(self, count: int, turn_seconds: int) -> list[int]:
+        users = get_user_model().objects
+        ids = []
+        for t in range(count):
+            people = [users.create_user(username=f"{PREFIX}{t}-{s}") for s in range(4)]
+            table = services.create_table(host=people[0], preset="partners", public=True,
+                                          options={"turn_seconds": turn_seconds})
+            Table.objects.filter(pk=table.pk).update(next_round_seconds=1)
+            for person in people[1:]:
+                services.join_table(user=person, table_id=table.pk)
+            for s, person in enumerate(people):
+                Connection.objects.create(table=table, user=person,
+                                          channel_name=f"{PREFIX}{t}-{s}")
+            services.start_match(user=people[0], table_id=table.pk)
+            ids.append(table.pk)
+        return ids
+
+    def report(self, tables: list[int], stopped) -> None:
+        # Only deadlines due once every table was open: setup itself loads the machine.
+        moves = Move.objects.filter(round__match__table__in=tables, by=Move.By.TABLE,
+                                    due_at__gte=self.steady_from)
+        late = sorted((m.created_at - m.due_at).total_seconds() * 1000
+                      for m in moves.only("created_at", "due_at"))
+        if not late:
+            self.stdout.write("no automatic move was made: is Redis reachable?")
+            return
+        duplicates = (Move.objects.filter(round__match__table__in=tables)
+                      .values("round_id", "ply").annotate(n=Count("id")).filter(n__gt=1).count())
+        gaps = 0
+        for round_id in Move.objects.filter(round__match__table__in=tables).values_list(
+                "round_id", flat=True).distinct():
+            plies = list(Move.objects.filter(round_id=round_id).values_list("ply", flat=True))
+            gaps += plies != list(range(len(plies)))
+        # A deadline more than a second old when the workers stopped was missed.
+        missed = Table.objects.filter(pk__in=tables, paused=False,
+                                      turn_deadline__lt=stopped - timedelta(seconds=1)).count()
+
+        def pct(p: float) -> float:
+            return late[min(len(late) - 1, int(p * len(late)))]
+
+        self.stdout.write(
+            f"automatic moves: {len(late)} on {len(tables)} tables\n"
+            f"lateness after the deadline: p50 {statistics.median(late):.0f} ms, "
+            f"p99 {pct(0.99):.0f} ms, max {late[-1]:.0f} ms\n"
+            f"turns acted on twice: {duplicates}; rounds with a skipped ply: {gaps}; "
+            f"deadlines missed: {missed}")
+
+    def cleanup(self) -> None:
+        Table.objects.filter(host__username__startswith=PREFIX).delete()
+        get_user_model().objects.filter(username__startswith=PREFIX).delete()
