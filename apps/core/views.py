@@ -4,17 +4,12 @@ import redis
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
-from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from config.env import redis_urls
 
 logger = logging.getLogger(__name__)
-
-
-def home(request):
-    return render(request, "core/home.html")
 
 
 def check_database() -> bool:
