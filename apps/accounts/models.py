@@ -58,6 +58,15 @@ class Profile(models.Model):
     language = models.CharField(
         _("language"), max_length=8, choices=LANGUAGE_CHOICES, default=default_language
     )
+    # Table preferences (seed 004 "pairs-series" options), toggled from the table page.
+    auto_pass = models.BooleanField(
+        _("auto-pass"), default=False,
+        help_text=_("Pass by yourself when nothing in your hand fits."),
+    )
+    learning_mode = models.BooleanField(
+        _("learning mode"), default=False,
+        help_text=_("Show the tiles still unseen and the numbers each player passed on."),
+    )
 
     class Meta:
         verbose_name = _("profile")

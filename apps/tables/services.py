@@ -184,6 +184,7 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
                  bot_think_ms: int = 1000, name: str = "") -> Table:
     """Open a table; the host takes seat 0. Inconsistent options are refused with the reason."""
     _require_signed_in(host)
+    _require_not_banned(host)
     # None means "the preset's default", except for the turn time, where it means no limit.
     options = {k: v for k, v in (options or {}).items()
                if v is not None or k == "turn_seconds"}
@@ -226,6 +227,7 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
     when the round ends.
     """
     _require_signed_in(user)
+    _require_not_banned(user)
     with transaction.atomic():
         table = _locked(table_id)
         _require_open(table)
@@ -576,14 +578,62 @@ def _record(table: Table, engine: EngineMatch, db_round: Round, move: tuple[int,
 
 def _auto_passes(table: Table, match: Match, db_round: Round, engine: EngineMatch,
                  events: list[dict]) -> None:
-    """Where passing is never a choice, the table writes the pass itself."""
+    """Where passing is never a choice, the table writes the pass itself; elsewhere it does so
+    for a person who turned auto-pass on (their profile), when the pass is their only move."""
     from apps.rules.engine import PASS_MOVE
 
-    if table.preset not in AUTO_PASS_PRESETS:
-        return
+    everyone = table.preset in AUTO_PASS_PRESETS
     while engine.current is not None and engine.current.legal() == [PASS_MOVE]:
-        _record(table, engine, db_round, PASS_MOVE, by=Move.By.TABLE, user=None,
+        if everyone:
+            _record(table, engine, db_round, PASS_MOVE, by=Move.By.TABLE, user=None,
+                    events=events)
+            continue
+        user = _auto_passer(table, engine.current.turn)
+        if user is None:
+            return
+        _record(table, engine, db_round, PASS_MOVE, by=Move.By.PLAYER, user=user,
                 events=events)
+
+
+def _auto_passer(table: Table, seat_index: int):
+    """The person at ``seat_index`` if they play it themselves and turned auto-pass on."""
+    seat = table.seats.select_related("user__profile").filter(index=seat_index).first()
+    if seat is None or seat.user is None or seat.played_by_bot:
+        return None
+    profile = getattr(seat.user, "profile", None)
+    return seat.user if profile is not None and profile.auto_pass else None
+
+
+def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None = None,
+                    learning_mode: bool | None = None) -> Outcome | None:
+    """Save a person's table preferences; turning auto-pass on while their only move at
+    ``table_id`` is a pass passes at once."""
+    _require_signed_in(user)
+    from apps.accounts.services import ensure_profile
+
+    profile = ensure_profile(user)
+    fields = []
+    if auto_pass is not None:
+        profile.auto_pass, fields = bool(auto_pass), fields + ["auto_pass"]
+    if learning_mode is not None:
+        profile.learning_mode, fields = bool(learning_mode), fields + ["learning_mode"]
+    if fields:
+        profile.save(update_fields=fields)
+    if not (auto_pass and table_id):
+        return None
+    with transaction.atomic():
+        table = _locked(table_id)
+        if table.state != Table.State.PLAYING or table.paused:
+            return None
+        match, engine = _playing(table)
+        if engine.current is None or engine.current.result is not None:
+            return None
+        db_round = match.rounds.get(number=len(engine.rounds) - 1)
+        events: list[dict] = []
+        _auto_passes(table, match, db_round, engine, events)
+        if not events:
+            return None
+        return _bump(table, events, engine, new_turn=True)
 
 
 def _settle(table: Table, match: Match, db_round: Round, engine: EngineMatch,
@@ -758,3 +808,80 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
         except ServiceError:
             pass
     return done
+
+
+# -- staff ------------------------------------------------------------------------------------
+# apps.moderation.services checks the staff right and writes the moderation log; it calls these
+# inside its own transaction, so a change and its log row commit together.
+
+def _require_not_banned(user) -> None:
+    from apps.moderation.selectors import active_ban, ban_message
+
+    ban = active_ban(user)
+    if ban is not None:
+        raise ServiceError(ban_message(ban), code="banned")
+
+
+def touch(*, table_id: int, events: list[dict]) -> Outcome:
+    """Bump the version for a change kept outside the table's rows (a chat message, a mute):
+    every socket at the table then sends its fresh state."""
+    with transaction.atomic():
+        table = _locked(table_id)
+        return _bump(table, events)
+
+
+def close_by_staff(*, table_id: int, reason: str, now: datetime | None = None) -> Outcome:
+    """Staff close a table: the round in progress is voided (kept, never counted), the clock
+    stops, and every socket shows the closure and why."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        _require_open(table)
+        voided = Round.objects.filter(match__table=table, result__isnull=True,
+                                      voided=False).update(voided=True, finished_at=now)
+        table.state, table.closed_at = Table.State.CLOSED, now
+        table.closed_reason = f"staff: {reason}"[:200]
+        table.save(update_fields=["state", "closed_at", "closed_reason"])
+        return _bump(table, [{"kind": "closed", "reason": "staff", "voided": bool(voided)}],
+                     now=now)
+
+
+def update_by_staff(*, table_id: int, hidden: bool | None = None,
+                    name: str | None = None) -> Outcome:
+    """Staff hide (or show) a table in the lobby, or rename it."""
+    with transaction.atomic():
+        table = _locked(table_id)
+        fields, events = [], []
+        if hidden is not None:
+            table.hidden = bool(hidden)
+            fields.append("hidden")
+            events.append({"kind": "hidden", "hidden": table.hidden})
+        if name is not None:
+            table.name = name[:40]
+            fields.append("name")
+            events.append({"kind": "renamed"})
+        table.save(update_fields=fields)
+        return _bump(table, events)
+
+
+def remove_seated_player(*, table_id: int, seat_index: int) -> Outcome:
+    """Staff remove a person from a seat, as if they left: at once outside a round; during
+    one, a bot plays their hand out and the seat frees when the round ends."""
+    with transaction.atomic():
+        table = _locked(table_id)
+        seat = table.seats.filter(index=seat_index).first()
+        if seat is None or seat.user_id is None or seat.is_bot:
+            raise ServiceError(_("Nobody sits in that seat."), code="no_player")
+        if _round_in_progress(table):
+            if seat.leaving:
+                raise ServiceError(_("That player is already leaving."), code="leaving")
+            seat.leaving = seat.standin = True
+            seat.save(update_fields=["leaving", "standin"])
+            action = "leaving"
+        else:
+            seat.user, seat.joined_at, seat.away_since = None, None, None
+            seat.standin = seat.leaving = False
+            seat.save(update_fields=["user", "joined_at", "away_since", "standin", "leaving"])
+            action = "left"
+        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": action,
+                              "by": "staff"}])

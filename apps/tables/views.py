@@ -245,6 +245,28 @@ def invite(request, code: str):
 
 
 @login_required
+@require_POST
+def preferences(request, code: str):
+    """The table page's switches (auto-pass, learning mode): saved on the person's profile."""
+    table = _table_or_404(code)
+
+    def flag(name):
+        value = request.POST.get(name)
+        return None if value is None else value in ("1", "true", "on")
+
+    auto_pass, learning = flag("auto_pass"), flag("learning_mode")
+    try:
+        services.set_preferences(user=request.user, table_id=table.pk, auto_pass=auto_pass,
+                                 learning_mode=learning)
+    except ServiceError as err:
+        if err.code not in ("not_started", "closed", "stale"):
+            return JsonResponse({"ok": False, "message": err.message}, status=400)
+    profile = request.user.profile
+    return JsonResponse({"ok": True, "auto_pass": profile.auto_pass,
+                         "learning_mode": profile.learning_mode})
+
+
+@login_required
 @require_GET
 def record(request, code: str):
     table = _table_or_404(code)
