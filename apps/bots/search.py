@@ -34,11 +34,14 @@ class Budget:
     exact_tiles: int = 0
     #: Deals sampled when solving exactly (a solve costs many playouts).
     exact_deals: int = 0
+    #: Playouts where each seat also tries to make the next seat pass (see rollout_blocking).
+    blocking: bool = False
 
 
 BUDGETS = {
     "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0),
-    "master": Budget(playouts=4000, min_deals=160, exact_tiles=16, exact_deals=80),
+    "master": Budget(playouts=2400, min_deals=100, exact_tiles=16, exact_deals=80,
+                     blocking=True),
 }
 
 
@@ -80,6 +83,61 @@ def rollout(w: Round, rng: random.Random) -> None:
             k = PIPS[t] + DOUBLE_BONUS[t]
             if fives:
                 k += 3 * fives_after(w, t, m[1])
+            if k > best:
+                best = k
+                move = m
+        w.play(*move)
+
+
+BLOCK_BONUS = 8
+
+
+def rollout_blocking(w: Round, rng: random.Random) -> None:
+    """Like :func:`rollout`, but a seat also counts whether the next seat could follow.
+
+    In the sampled deal every hand is known, so "leave ends the next opponent cannot play on,
+    and the next partner can" costs a scan of one hand per candidate move.
+    """
+    fives = w.rules.fives
+    side_of = w.rules.side_of
+    rand = rng.random
+    n = w.n
+    while w.result is None:
+        legal = w.legal()
+        if len(legal) == 1:
+            w.play(*legal[0])
+            continue
+        if rand() < EPSILON:
+            w.play(*legal[int(rand() * len(legal))])
+            continue
+        seat = w.turn
+        nxt = seat + 1 if seat + 1 < n else 0
+        sign = BLOCK_BONUS if side_of(nxt) != side_of(seat) else -BLOCK_BONUS
+        nxt_hand = w.hands[nxt]
+        ends = w.ends
+        n_ends = w.n_ends
+        best = -100
+        move = legal[0]
+        for m in legal:
+            t, e = m
+            k = PIPS[t] + DOUBLE_BONUS[t]
+            if fives:
+                k += 3 * fives_after(w, t, e)
+            if e >= 0:
+                new = LO[t] if HI[t] == ends[e] else HI[t]
+                stuck = True
+                for x in nxt_hand:
+                    if HI[x] == new or LO[x] == new:
+                        stuck = False
+                        break
+                    for j in range(n_ends):
+                        if j != e and (HI[x] == ends[j] or LO[x] == ends[j]):
+                            stuck = False
+                            break
+                    if not stuck:
+                        break
+                if stuck:
+                    k += sign
             if k > best:
                 best = k
                 move = m
@@ -163,6 +221,7 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
     exact = budget.exact_tiles and no_draws and sum(pub.counts) <= budget.exact_tiles
     if exact:
         deals = budget.exact_deals
+    play_out = rollout_blocking if budget.blocking else rollout
     totals = [0.0] * len(cands)
     for _ in range(deals):
         hands, bones = pub.sample(rng)
@@ -174,7 +233,7 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
             if exact:
                 totals[k] += solve(w, side, fives_before, float("-inf"), float("inf"))
             else:
-                rollout(w, random.Random(seed))
+                play_out(w, random.Random(seed))
                 totals[k] += side_value(w, side, fives_before)
     best = max(range(len(cands)), key=lambda k: totals[k])
     return cands[best]
