@@ -5,9 +5,10 @@ the deal cancels. Side A holds the even seats and side B the odd ones, then the 
 side are the round-end points of the engine's ``RoundResult`` plus fives (``all-fives``). Openers
 rotate where the preset draws them; elsewhere the deal decides (holder of 6-6, heaviest tile).
 
-A side may also be a player of the PyPI ``dominoes`` library (``lib:probabilistic_alphabeta``,
-``lib:bota_gorda``, ...), only on 4-player ``pairs-series`` whose scoring matches it (use
-``--tie replay``). The library is imported only when such a side is asked for.
+A side may also be a player of the PyPI ``dominoes`` library (``probabilistic_alphabeta``,
+``bota_gorda``, ``double``, ``random``, with or without a ``lib:`` prefix), only on 4-player
+``pairs-series`` whose scoring matches it (use ``--tie replay``). The library is imported only
+when such a side is asked for.
 """
 
 from __future__ import annotations
@@ -104,8 +105,8 @@ def lib_chooser(name: str, samples: int, start_move: int) -> Chooser:
 
 
 def make_chooser(spec: str, args: argparse.Namespace) -> Chooser:
-    if spec.startswith("lib:"):
-        name = spec[4:]
+    if spec.startswith("lib:") or spec in LIB_PLAYERS:
+        name = spec.removeprefix("lib:")
         if name not in LIB_PLAYERS:
             raise SystemExit(f"unknown library player {name!r}; one of {', '.join(LIB_PLAYERS)}")
         return lib_chooser(name, args.lib_samples, args.lib_start)
@@ -188,7 +189,8 @@ def main(argv: list[str] | None = None) -> None:
     specs = args.sides.split(",")
     if len(specs) != 2:
         raise SystemExit("--sides takes two levels, A,B")
-    if any(s.startswith("lib:") for s in specs) and (rules.preset != "pairs-series"):
+    if any(s.startswith("lib:") or s in LIB_PLAYERS for s in specs) \
+            and rules.preset != "pairs-series":
         raise SystemExit("library players only play pairs-series (4 players, all 28 dealt)")
     choosers = [make_chooser(s, args) for s in specs]
     n = rules.players
