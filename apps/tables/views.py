@@ -144,13 +144,42 @@ def table_page(request, code: str):
         "socket_path": f"/ws/table/{table.pk}/",
         "strings": _js_strings(),
         "max_frame": MAX_FRAME,
+        "prefs": _preferences(request.user),
+        "auto_pass_always": table.preset in services.AUTO_PASS_PRESETS,
     }
     return render(request, "tables/table.html", context)
+
+
+def _preferences(user) -> dict:
+    profile = getattr(user, "profile", None) if user.is_authenticated else None
+    return {"auto_pass": bool(getattr(profile, "auto_pass", False)),
+            "learning_mode": bool(getattr(profile, "learning_mode", False))}
 
 
 def _js_strings() -> dict:
     """Every word table.js shows, in the page's language."""
     return {
+        "numbers": selectors.number_words(),
+        "resumed": _("The game goes on."),
+        "end_label": _("end %(end)s: %(n)s"),
+        "play_at": _("Play %(tile)s at end %(end)s"),
+        "spinner_arm": _("Spinner, end %(end)s"),
+        "partner": _("partner"),
+        "games_won": _("%(n)s games"),
+        "best_of": _("Best of %(n)s"),
+        "cannot_play": _("does not fit"),
+        "does_not_fit": _("%(tile)s does not fit now."),
+        "learning": _("Learning mode"),
+        "unseen_help": _("Tiles of each number you have not seen yet (not in your hand, "
+                         "not on the line)."),
+        "unseen_of": _("%(n)s unseen with %(number)s"),
+        "passed_numbers": _("Numbers each player passed on"),
+        "nobody_passed": _("Nobody has passed yet."),
+        "points_scored": _("%(n)s points scored"),
+        "no_tiles": _("no tiles"),
+        "winner_is": _("Winner: %(name)s"),
+        "final_scores": _("Final scores"),
+        "not_saved": _("Your setting could not be saved."),
         "connecting": _("Connecting…"),
         "connected": _("Connected"),
         "reconnecting": _("Connection lost; reconnecting…"),
@@ -169,6 +198,7 @@ def _js_strings() -> dict:
         "line": _("The line"),
         "empty_line": _("No tile played yet."),
         "tiles": _("%(n)s tiles"),
+        "tile_one": _("%(n)s tile"),
         "away": _("away"),
         "online": _("connected"),
         "bot": _("bot"),

@@ -1,14 +1,19 @@
-// The table page: one socket, one render function. Protocol: docs/protocol.md.
+// The table page: one socket, one render function, an SVG board. Protocol: docs/protocol.md.
 //
-// Every "state" message is this seat's whole picture, so rendering never merges anything:
-// it replaces. Versions only decide whether to resync: a message whose version jumps by more
-// than one (a doorbell was lost) and every reconnect send {"type": "sync"}.
+// Every "state" message is this seat's whole picture, so rendering never merges anything: it
+// replaces. Versions only decide whether to resync: a message whose version jumps by more than
+// one (a doorbell was lost) and every reconnect send {"type": "sync"}.
 
 const script = document.getElementById("table-script");
 const T = JSON.parse(document.getElementById("table-strings").textContent);
+const PREFS = JSON.parse(document.getElementById("table-prefs").textContent);
 const AVATARS = script.dataset.avatars;
+const N = T.numbers; // number words, "blank" .. "six"
 const $ = (id) => document.getElementById(id);
 const fmt = (s, params = {}) => s.replace(/%\((\w+)\)s/g, (_m, k) => String(params[k] ?? ""));
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const halves = (t) => t.split("-").map(Number);
+const tileWords = (t) => halves(t).map((v) => N[v]).join("-");
 
 let ws = null;
 let lastVersion = -1;
@@ -16,17 +21,21 @@ let state = null;
 let delay = 500;
 let finished = false;
 let heartbeat = null;
+let skew = 0; // server clock minus this machine's
+let choosing = null; // {tile, ends} while the player picks an end
+let focusTile = null; // keep keyboard focus on the same tile across renders
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (key === "class") node.className = value;
+    else if (key === "html") node.innerHTML = value;
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (value === true) node.setAttribute(key, "");
     else if (value !== false && value != null) node.setAttribute(key, value);
   }
   for (const child of children.flat()) {
-    if (child != null) node.append(child instanceof Node ? child : String(child));
+    if (child != null && child !== "") node.append(child instanceof Node ? child : String(child));
   }
   return node;
 }
@@ -35,6 +44,13 @@ function setStatus(text, kind = "") {
   const box = $("status");
   box.textContent = text;
   box.className = `status ${kind}`;
+}
+
+function announce(text) {
+  if (!text) return;
+  const box = $("announce");
+  box.textContent = "";
+  setTimeout(() => { box.textContent = text; }, 30);
 }
 
 function send(message) {
@@ -50,7 +66,6 @@ function connect() {
   ws.onopen = () => {
     delay = 500;
     setStatus(T.connected, "ok");
-    // The server sends a state on connect; asking again after a reconnect costs one frame.
     if (lastVersion >= 0) send({ type: "sync" });
     clearInterval(heartbeat);
     heartbeat = setInterval(() => send({ type: "ping" }), 25000);
@@ -59,7 +74,7 @@ function connect() {
     let msg;
     try { msg = JSON.parse(event.data); } catch { return; }
     if (msg.type === "state") onState(msg);
-    else if (msg.type === "error") setStatus(msg.message, "error");
+    else if (msg.type === "error") { setStatus(msg.message, "error"); announce(msg.message); }
     else if (msg.type === "notice") onNotice(msg.event);
   };
   ws.onclose = (event) => {
@@ -76,11 +91,25 @@ function connect() {
 function onState(msg) {
   if (msg.version < lastVersion) return; // an older picture arriving late
   const gap = lastVersion >= 0 && msg.version > lastVersion + 1;
+  const fresh = msg.version > lastVersion;
   lastVersion = msg.version;
   state = msg.state;
   if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
+  if (fresh && $("status").classList.contains("error")) setStatus(T.connected, "ok");
   render();
+  if (fresh) (msg.events || []).forEach(describeEvent);
   if (gap) send({ type: "sync" });
+}
+
+function describeEvent(event) {
+  if (event.kind === "move") {
+    const name = seatName(event.seat);
+    const by = event.by === "table" ? ` ${T.by_table}` : "";
+    announce(event.pass ? fmt(T.passed, { name }) + by
+      : fmt(T.played, { name, tile: tileWords(event.play) }) + by);
+  } else if (event.kind === "round_over" && state.result) announce(state.result.sentence);
+  else if (event.kind === "paused") announce($("paused").textContent);
+  else if (event.kind === "resumed") announce(T.resumed);
 }
 
 function onNotice(event) {
@@ -90,169 +119,508 @@ function onNotice(event) {
   $("status").after(banner);
 }
 
-// -- rendering --------------------------------------------------------------------------------
+// -- tiles as SVG -------------------------------------------------------------------------------
+
+// Pip spots in a half, on a 3x3 grid (column, row).
+const SPOTS = [[], [[1, 1]], [[0, 0], [2, 2]], [[0, 0], [1, 1], [2, 2]],
+  [[0, 0], [2, 0], [0, 2], [2, 2]], [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
+  [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1], [2, 2]]];
+
+function pipsMarkup(v, x, y, u, turned) {
+  const r = u * 0.095;
+  return SPOTS[v].map(([c, w]) => {
+    const [i, j] = turned ? [w, c] : [c, w];
+    return `<circle cx="${(x + u * (0.25 + i * 0.25)).toFixed(1)}" cy="${(y + u * (0.25 + j * 0.25)).toFixed(1)}" r="${r.toFixed(1)}"/>`;
+  }).join("");
+}
+
+// One tile with its first half `a` on the left (across) or on top (upright).
+function tileMarkup(a, b, x, y, u, upright, cls = "") {
+  const w = upright ? u : 2 * u;
+  const h = upright ? 2 * u : u;
+  const divider = upright
+    ? `<line x1="${x + u * 0.12}" y1="${y + u}" x2="${x + u * 0.88}" y2="${y + u}"/>`
+    : `<line x1="${x + u}" y1="${y + u * 0.12}" x2="${x + u}" y2="${y + u * 0.88}"/>`;
+  const second = upright ? [x, y + u] : [x + u, y];
+  return `<g class="tile ${cls}"><rect x="${x + 0.5}" y="${y + 0.5}" width="${w - 1}" height="${h - 1}" rx="${(u * 0.16).toFixed(1)}"/>${divider}<g class="pips">${pipsMarkup(a, x, y, u, upright)}${pipsMarkup(b, second[0], second[1], u, upright)}</g></g>`;
+}
+
+function tileSvg(name, u, upright = true, cls = "") {
+  const [a, b] = halves(name);
+  const w = upright ? u : 2 * u;
+  const h = upright ? 2 * u : u;
+  return `<svg class="tile-svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" aria-hidden="true" focusable="false">${tileMarkup(a, b, 0, 0, u, upright, cls)}</svg>`;
+}
+
+// -- the line ---------------------------------------------------------------------------------
+
+// The arms of the line from the moves: A and B around the first tile, C and D from the all-fives
+// spinner. Each tile is written [inner, outer] from where its arm starts.
+function arms(view) {
+  const plays = view.moves.filter((m) => m.play);
+  if (!plays.length) return null;
+  const [x, y] = halves(plays[0].play);
+  const out = { first: [x, y], A: [], B: [], C: [], D: [], spinner: null };
+  const ends = { A: x, B: y, C: null, D: null };
+  const fives = state.table.preset === "all-fives";
+  if (fives && x === y) out.spinner = { arm: "first", value: x };
+  for (const move of plays.slice(1)) {
+    const end = move.end || "B";
+    const [p, q] = halves(move.play);
+    let inner = ends[end];
+    if (inner === null || inner === undefined) inner = out.spinner ? out.spinner.value : p;
+    const outer = p === inner ? q : p;
+    out[end].push([inner, outer]);
+    ends[end] = outer;
+    if (fives && !out.spinner && p === q && (end === "A" || end === "B")) {
+      out.spinner = { arm: end, index: out[end].length - 1, value: p };
+    }
+  }
+  return out;
+}
+
+// Lay a sequence of items (tiles and end markers) left to right as a snake: rows alternate
+// direction and turn at the edges, so the line never runs off the board.
+function snake(items, width, u, top) {
+  const gap = Math.max(2, Math.round(u * 0.12));
+  const pad = 4;
+  const rowH = 2 * u + gap * 3;
+  let row = 0;
+  let dir = 1;
+  let x = pad;
+  const placed = [];
+  for (const item of items) {
+    if (dir === 1 && x + item.w > width - pad && x > pad) { row += 1; dir = -1; x = width - pad; }
+    else if (dir === -1 && x - item.w < pad && x < width - pad) { row += 1; dir = 1; x = pad; }
+    const left = dir === 1 ? x : x - item.w;
+    placed.push({ ...item, x: left, y: top + row * rowH + (2 * u - item.h) / 2, dir });
+    x += dir * (item.w + gap);
+  }
+  // One short row: centre it.
+  if (row === 0 && placed.length) {
+    const last = placed[placed.length - 1];
+    const shift = Math.max(0, (width - (last.x + last.w) - pad) / 2);
+    for (const p of placed) p.x += shift;
+  }
+  return { placed, height: (row + 1) * rowH };
+}
+
+function lineItems(seq, u, endName, startName) {
+  const items = [];
+  const marker = (end) => ({ kind: "end", end, w: Math.round(u * 1.5), h: Math.round(u * 1.5) });
+  if (startName) items.push(marker(startName));
+  for (const t of seq) {
+    const dbl = t.a === t.b;
+    items.push({ kind: "tile", a: t.a, b: t.b, dbl, spinner: t.spinner, first: t.first,
+      w: dbl ? u : 2 * u, h: dbl ? 2 * u : u });
+  }
+  if (endName) items.push(marker(endName));
+  return items;
+}
+
+function itemMarkup(item, view) {
+  if (item.kind === "tile") {
+    // A tile placed in a right-to-left row shows its halves swapped, so touching halves meet.
+    const [a, b] = item.dir === 1 ? [item.a, item.b] : [item.b, item.a];
+    const cls = `${item.first ? "first" : ""}${item.spinner ? " spinner" : ""}`;
+    return tileMarkup(a, b, item.x, item.y, item.w === item.h * 2 ? item.h : item.w, item.dbl, cls);
+  }
+  const end = item.end;
+  const value = view.ends[end];
+  const open = value !== undefined;
+  const pick = choosing && choosing.ends.includes(end);
+  const r = item.w / 2;
+  const cx = item.x + r;
+  const cy = item.y + r;
+  const label = open ? fmt(T.end_label, { end, n: N[value] }) : end;
+  const attrs = pick ? `role="button" tabindex="0" data-end="${end}" aria-label="${esc(fmt(T.play_at, { tile: tileWords(choosing.tile), end }))}"`
+    : `role="img" aria-label="${esc(label)}"`;
+  return `<g class="end-marker${pick ? " pick" : ""}${open ? "" : " closed"}" ${attrs}><circle cx="${cx}" cy="${cy}" r="${r - 1}"/><text x="${cx}" y="${cy}" dy="0.35em">${end}</text>${open ? `<text class="end-value" x="${cx + r * 0.85}" y="${cy - r * 0.7}" dy="0.35em">${value}</text>` : ""}</g>`;
+}
+
+function renderLine(view) {
+  const box = $("line");
+  const built = view && arms(view);
+  if (!built) {
+    box.replaceChildren(el("p", { class: "empty-line" }, view ? T.empty_line : ""));
+    return;
+  }
+  const width = Math.max(240, box.clientWidth || 320);
+  const total = view.moves.filter((m) => m.play).length;
+  // Bigger tiles while the line is short, smaller as it grows (at most 3-4 rows); always within
+  // the width.
+  const perRow = Math.max(6, Math.min(14, Math.ceil((total + 2) / (width < 500 ? 4 : 3))));
+  let u = Math.floor((width - 8) / (perRow * 2.3));
+  u = Math.max(14, Math.min(u, width < 500 ? 22 : 28));
+  const seq = [];
+  const spin = built.spinner;
+  built.A.slice().reverse().forEach(([inner, outer], i) => {
+    seq.push({ a: outer, b: inner, spinner: spin && spin.arm === "A" && spin.index === built.A.length - 1 - i });
+  });
+  seq.push({ a: built.first[0], b: built.first[1], first: true, spinner: spin && spin.arm === "first" });
+  built.B.forEach(([inner, outer], i) => seq.push({ a: inner, b: outer,
+    spinner: spin && spin.arm === "B" && spin.index === i }));
+  const main = snake(lineItems(seq, u, "B", "A"), width, u, 4);
+  const parts = [];
+  let height = main.height + 4;
+  let placed = main.placed;
+  for (const end of ["C", "D"]) {
+    if (view.ends[end] === undefined && !built[end].length) continue;
+    const arm = snake(lineItems(built[end].map(([a, b]) => ({ a, b })), u, end, null),
+      width, u, height + u * 0.6);
+    parts.push(`<text class="arm-label" x="6" y="${height + u * 0.35}">${esc(fmt(T.spinner_arm, { end }))}</text>`);
+    placed = placed.concat(arm.placed);
+    height += arm.height + u * 0.6;
+  }
+  // A faint thread through the tiles shows the reading order around the turns.
+  const centres = main.placed.map((p) => `${(p.x + p.w / 2).toFixed(1)},${(p.y + p.h / 2).toFixed(1)}`);
+  const thread = `<polyline class="thread" points="${centres.join(" ")}"/>`;
+  const svg = `<svg class="board-svg" viewBox="0 0 ${width} ${Math.ceil(height)}" width="${width}" height="${Math.ceil(height)}" role="group" aria-label="${esc(T.line)}">${thread}${parts.join("")}${placed.map((p) => itemMarkup(p, view)).join("")}</svg>`;
+  box.innerHTML = svg;
+  box.setAttribute("aria-description", seq.map((t) => tileWords(`${t.a}-${t.b}`)).join(", "));
+  box.querySelectorAll(".end-marker.pick").forEach((node) => {
+    const play = () => playAt(node.dataset.end);
+    node.addEventListener("click", play);
+    node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); play(); } });
+  });
+}
+
+// -- seats around the table ---------------------------------------------------------------------
+
+// Where each seat sits, your seat (or seat 0 for a watcher) at the bottom; partners face.
+function positions(n, me) {
+  const order = { 2: ["bottom", "top"], 3: ["bottom", "right", "left"],
+    4: ["bottom", "right", "top", "left"] }[n] || ["bottom", "right", "top", "left"];
+  const out = {};
+  for (let k = 0; k < n; k += 1) out[(me + k) % n] = order[k];
+  return out;
+}
 
 function seatName(i) {
   const seat = state.seats[i];
   return seat ? seat.name || T.empty_seat : "";
 }
 
-function render() {
-  const view = state.view;
-  const you = state.you.seat;
-  const paused = $("paused");
-  paused.hidden = !state.table.paused;
-  paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by })
-    : T.paused;
-  renderSeats(view, you);
-  renderScores();
-  renderTurn(view, you);
-  renderLine(view);
-  renderHand(view, you);
-  renderResult(view);
-  renderHost(view);
+function backsSvg(count) {
+  const w = 7;
+  const h = 12;
+  const width = Math.max(1, count) * (w + 2);
+  let rects = "";
+  for (let i = 0; i < count; i += 1) rects += `<rect x="${i * (w + 2) + 0.5}" y="0.5" width="${w}" height="${h}" rx="1.5"/>`;
+  return `<svg class="backs" viewBox="0 0 ${width} ${h + 1}" width="${width}" height="${h + 1}" aria-hidden="true">${rects}</svg>`;
 }
 
-function renderSeats(view, you) {
-  const box = $("seats");
-  box.replaceChildren(...state.seats.map((seat) => {
+function renderSeats(view, me) {
+  const where = positions(state.seats.length, me === null ? 0 : me);
+  for (const slot of ["top", "left", "right", "bottom"]) $(`slot-${slot}`).replaceChildren();
+  $("felt").dataset.players = state.seats.length;
+  for (const seat of state.seats) {
     const i = seat.index;
+    const turn = view && view.turn === i && !state.result;
     const bits = [];
-    if (seat.avatar) bits.push(el("img", { class: "avatar", src: `${AVATARS}${seat.avatar}.svg`, alt: "" }));
-    bits.push(el("span", { class: "name" }, seat.empty ? T.empty_seat : seat.name));
-    if (i === you) bits.push(el("span", { class: "badge you" }, T.you));
-    if (seat.bot) bits.push(el("span", { class: "badge" }, T.bot));
-    if (seat.team !== null && seat.team !== undefined) bits.push(el("span", { class: "muted" }, fmt(T.team, { n: seat.team + 1 })));
+    const head = el("div", { class: "seat-head" });
+    if (seat.avatar) head.append(el("img", { class: "avatar", src: `${AVATARS}${seat.avatar}.svg`, alt: "", width: 32, height: 32 }));
+    const who = el("div", { class: "who" }, el("span", { class: "name" }, seat.empty ? T.empty_seat : seat.name));
+    const tags = el("div", { class: "tags" });
     if (!seat.empty && !seat.bot) {
-      bits.push(el("span", { class: seat.connected ? "presence on" : "presence off" },
-        seat.connected ? T.online : T.away));
+      tags.append(el("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? T.online : T.away));
     }
-    if (view) bits.push(el("span", { class: "count" }, fmt(T.tiles, { n: view.hand_counts[i] })));
+    if (seat.bot) tags.append(el("span", { class: "badge" }, T.bot));
+    if (i === me) tags.append(el("span", { class: "badge you" }, T.you));
+    else if (me !== null && seat.team !== null && seat.team !== undefined && seat.team === state.seats[me].team) {
+      tags.append(el("span", { class: "badge partner" }, T.partner));
+    }
+    who.append(tags);
+    head.append(who);
+    bits.push(head);
+    if (view) {
+      const count = view.hand_counts[i];
+      bits.push(el("div", { class: "count", html: i === me ? "" : backsSvg(count) },
+        el("span", { class: "n" }, fmt(count === 1 ? T.tile_one : T.tiles, { n: count }))));
+    }
     const passed = state.passed && state.passed[i];
-    if (passed) bits.push(el("span", { class: "passed" }, passed));
-    const turn = view && view.turn === i;
-    return el("div", { class: `seat${seat.empty ? " empty" : ""}${turn ? " turn" : ""}`, "data-seat": i }, bits);
-  }));
+    if (passed) bits.push(el("div", { class: "passed" }, passed));
+    if (turn && state.clock && (state.clock.deadline || state.table.paused)) {
+      bits.push(el("div", { class: "seat-clock" }, el("span", { class: "track" }, el("span", { class: "bar" })),
+        el("span", { class: "secs" })));
+    }
+    const team = seat.team !== null && seat.team !== undefined ? ` team${seat.team}` : "";
+    const node = el("div", { class: `seat${seat.empty ? " empty" : ""}${turn ? " turn" : ""}${team}`,
+      "data-seat": i, "aria-current": turn ? "true" : false }, bits);
+    $(`slot-${where[i]}`).append(node);
+  }
+}
+
+// -- header: scores, round, series ----------------------------------------------------------------
+
+function sideNames() {
+  const match = state.match;
+  if (match.scores.length === 2 && state.seats.length === 4) {
+    return [0, 1].map((t) => `${seatName(t)} & ${seatName(t + 2)}`);
+  }
+  return match.scores.map((_s, i) => seatName(i));
 }
 
 function renderScores() {
   const box = $("scores");
   const match = state.match;
-  const parts = [el("span", {}, fmt(T.target, { n: state.table.target }))];
-  if (match) {
-    parts.unshift(el("strong", {}, fmt(T.match, { n: match.number })), " · ",
-      fmt(T.round, { n: match.round + 1 }), " · ");
-    const names = match.scores.length === 2 && state.seats.length === 4
-      ? [0, 1].map((t) => `${seatName(t)} & ${seatName(t + 2)}`)
-      : match.scores.map((_s, i) => seatName(i));
-    parts.push(el("ul", { class: "score-list" },
-      match.scores.map((score, i) => el("li", {}, `${names[i]}: `, el("strong", {}, score),
-        match.best_of > 1 ? ` (${T.games}: ${match.games[i]})` : ""))));
-  }
-  box.replaceChildren(...parts);
+  if (!match) { box.replaceChildren(el("span", { class: "muted" }, state.table.state === "waiting" ? T.waiting : "")); return; }
+  const names = sideNames();
+  const items = match.scores.map((score, i) => el("li", {},
+    el("span", { class: "side" }, names[i]), " ", el("strong", {}, score),
+    match.best_of > 1 ? el("span", { class: "games" }, ` · ${fmt(T.games_won, { n: match.games[i] })}`) : ""));
+  box.replaceChildren(
+    el("span", { class: "round" }, `${fmt(T.match, { n: match.number })} · ${fmt(T.round, { n: match.round + 1 })}`),
+    match.best_of > 1 ? el("span", { class: "series" }, fmt(T.best_of, { n: match.best_of })) : "",
+    el("ul", { class: "score-list", "aria-label": T.scores }, items));
 }
 
-function renderTurn(view, you) {
-  const box = $("turn");
-  if (!view) { box.textContent = state.table.state === "waiting" ? T.waiting : ""; return; }
-  let text = "";
-  if (view.turn === null) text = state.match && state.match.over ? T.match_over : T.result;
-  else if (view.turn === you) text = T.your_turn;
-  else text = fmt(T.turn_of, { name: seatName(view.turn) });
-  const extra = view.boneyard_count ? ` · ${fmt(T.boneyard, { n: view.boneyard_count })}` : "";
-  box.replaceChildren(text + extra, el("span", { id: "clock", class: "clock" }));
-  box.classList.toggle("mine", view.turn === you && view.turn !== null);
+// -- the turn line and its clock ---------------------------------------------------------------
+
+function renderTurn(view, me) {
+  const text = $("turn-text");
+  let words = "";
+  if (!view) words = state.table.state === "waiting" ? T.waiting : "";
+  else if (state.result) words = "";
+  else if (view.turn === me) words = T.your_turn;
+  else words = fmt(T.turn_of, { name: seatName(view.turn) });
+  if (view && view.boneyard_count) words += ` · ${fmt(T.boneyard, { n: view.boneyard_count })}`;
+  text.textContent = words;
+  $("turn").classList.toggle("mine", !!view && view.turn === me && !state.result);
   tick();
 }
 
-// The turn clock counts down to the server's deadline (corrected for this machine's clock).
-let skew = 0;
-function tick() {
-  const node = $("clock");
+function timeLeft() {
   const clock = state && state.clock;
-  if (!node || !clock) return;
-  let left = null;
-  if (state.table.paused && clock.paused_left_ms != null) left = clock.paused_left_ms;
-  else if (clock.deadline && state.view && state.view.turn !== null) {
-    left = Math.max(0, clock.deadline - (Date.now() + skew));
-  }
-  node.textContent = left === null ? "" : ` · ${T.time_left}: ${Math.ceil(left / 1000)} s`;
-}
-setInterval(tick, 500);
-
-function tileNode(name, cls = "tile") {
-  const [a, b] = name.split("-");
-  return el("span", { class: cls, title: name }, el("b", {}, a), el("b", {}, b));
+  if (!clock || !state.view || state.result) return null;
+  if (state.table.paused) return clock.paused_left_ms;
+  if (!clock.deadline) return null;
+  return Math.max(0, clock.deadline - (Date.now() + skew));
 }
 
-// The line as arms around the first tile: A grows to the left, B to the right, C and D (the
-// all-fives spinner) are listed under it.
-function renderLine(view) {
-  const box = $("line");
-  if (!view || !view.moves.some((m) => m.play)) { box.replaceChildren(el("p", { class: "muted" }, T.empty_line)); return; }
-  const arms = { A: [], B: [], C: [], D: [] };
-  let first = null;
-  for (const move of view.moves) {
-    if (!move.play) continue;
-    if (first === null) { first = move.play; continue; }
-    arms[move.end || "B"].push(move.play);
+function tick() {
+  if (!state) return;
+  const left = timeLeft();
+  const clock = state.clock || {};
+  const total = Math.max((clock.turn_seconds || 0) * 1000,
+    clock.deadline && clock.started ? clock.deadline - clock.started : 0) || 1;
+  const frac = left === null ? 0 : Math.max(0, Math.min(1, left / total));
+  const secs = left === null ? "" : `${Math.ceil(left / 1000)} s`;
+  const low = left !== null && left < 5000;
+  const wrap = $("clock");
+  wrap.hidden = left === null;
+  for (const bar of document.querySelectorAll(".clock-bar, .seat-clock .bar")) {
+    bar.style.width = `${(frac * 100).toFixed(2)}%`;
+    bar.classList.toggle("low", low);
   }
-  const row = [
-    el("span", { class: "end-label" }, `A${view.ends.A !== undefined ? ` (${view.ends.A})` : ""}`),
-    ...arms.A.slice().reverse().map((t) => tileNode(t)),
-    tileNode(first, "tile first"),
-    ...arms.B.map((t) => tileNode(t)),
-    el("span", { class: "end-label" }, `B${view.ends.B !== undefined ? ` (${view.ends.B})` : ""}`),
-  ];
-  const lines = [el("div", { class: "arm" }, row)];
-  for (const end of ["C", "D"]) {
-    if (arms[end].length || view.ends[end] !== undefined) {
-      lines.push(el("div", { class: "arm" }, el("span", { class: "end-label" },
-        `${end}${view.ends[end] !== undefined ? ` (${view.ends[end]})` : ""}`),
-      ...arms[end].map((t) => tileNode(t))));
-    }
-  }
-  box.replaceChildren(...lines);
+  for (const node of document.querySelectorAll(".clock-secs, .seat-clock .secs")) node.textContent = secs;
+  wrap.setAttribute("aria-label", left === null ? "" : `${T.time_left}: ${secs}`);
+}
+setInterval(tick, 200);
+
+// -- your hand ---------------------------------------------------------------------------------
+
+function orderKey(view) {
+  return `domino:hand:${state.table.id}:${state.match ? state.match.number : 0}:${view.round}:${view.seat}`;
 }
 
-function renderHand(view, you) {
+function orderedHand(view) {
+  let saved = [];
+  try { saved = JSON.parse(localStorage.getItem(orderKey(view)) || "[]"); } catch { saved = []; }
+  const hand = view.hand.slice();
+  const kept = saved.filter((t) => hand.includes(t));
+  return kept.concat(hand.filter((t) => !kept.includes(t)));
+}
+
+function saveOrder(view, order) {
+  try { localStorage.setItem(orderKey(view), JSON.stringify(order)); } catch { /* private mode */ }
+}
+
+function handTileSize() {
+  return window.innerWidth < 420 ? 23 : window.innerWidth < 800 ? 26 : 30;
+}
+
+function renderHand(view, me) {
   const area = $("hand-area");
-  area.hidden = you === null || !view;
-  $("end-choice").hidden = true;
-  if (area.hidden) return;
+  area.hidden = me === null || !view;
+  if (area.hidden) { choosing = null; return; }
   const legal = view.legal || [];
-  const canPlay = !state.table.paused;
-  $("hand").replaceChildren(...view.hand.map((tile) => {
+  const live = !state.table.paused && !state.result;
+  const u = handTileSize();
+  const order = orderedHand(view);
+  if (choosing && !order.includes(choosing.tile)) choosing = null;
+  $("hand").replaceChildren(...order.map((tile) => {
     const moves = legal.filter((m) => m.play === tile);
-    const node = tileNode(tile, `tile hand-tile${moves.length ? " legal" : ""}`);
-    const button = el("button", { type: "button", class: "tile-button", disabled: !(moves.length && canPlay),
-      "data-tile": tile, onclick: () => choose(tile, moves) }, node);
-    return button;
+    const ok = moves.length > 0 && live;
+    const cls = `hand-tile${moves.length ? " legal" : " dim"}${choosing && choosing.tile === tile ? " chosen" : ""}`;
+    return el("button", { type: "button", class: `${cls} tile-button`, "data-tile": tile, "aria-disabled": ok ? "false" : "true",
+      "aria-label": tileWords(tile) + (ok ? "" : ` (${T.cannot_play})`), html: tileSvg(tile, u, true),
+      tabindex: "-1" });
   }));
+  // One tab stop in the hand: the focused tile, else the first legal one, else the first.
+  const buttons = [...$("hand").children];
+  const stop = buttons.find((b) => b.dataset.tile === focusTile) || buttons.find((b) => b.getAttribute("aria-disabled") === "false") || buttons[0];
+  if (stop) stop.tabIndex = 0;
+  if (focusTile && stop && stop.dataset.tile === focusTile && $("hand").contains(document.activeElement)) stop.focus();
   const onlyPass = legal.length === 1 && legal[0].pass;
-  $("pass").disabled = !(onlyPass && canPlay);
+  const pass = $("pass");
+  pass.disabled = !(onlyPass && live);
+  pass.classList.toggle("ready", !pass.disabled);
+  renderEndChoice(view);
 }
 
-function choose(tile, moves) {
-  const view = state.view;
-  const ends = [...new Set(moves.map((m) => m.end).filter(Boolean))];
-  const play = (end) => send({ type: "play", round: view.round, ply: view.moves.length, tile, end });
-  if (ends.length <= 1) { play(ends[0]); return; }
-  const box = $("end-choice");
-  box.replaceChildren(el("span", {}, fmt(T.which_end, { tile })),
-    ...ends.map((end) => el("button", { type: "button", onclick: () => play(end) },
-      `${fmt(T.end, { end })} (${view.ends[end]})`)),
-    el("button", { type: "button", class: "secondary", onclick: () => { box.hidden = true; } }, T.cancel));
-  box.hidden = false;
+function movesFor(tile) {
+  return ((state.view && state.view.legal) || []).filter((m) => m.play === tile);
 }
+
+function tryPlay(tile) {
+  const view = state.view;
+  if (!view || state.table.paused || state.result) return;
+  const moves = movesFor(tile);
+  if (!moves.length) { announce(fmt(T.does_not_fit, { tile: tileWords(tile) })); return; }
+  const ends = [...new Set(moves.map((m) => m.end).filter(Boolean))];
+  if (ends.length <= 1) { choosing = null; sendPlay(tile, ends[0]); return; }
+  choosing = { tile, ends };
+  render();
+  announce(fmt(T.which_end, { tile: tileWords(tile) }));
+  const first = $("end-choice").querySelector("button");
+  if (first) first.focus();
+}
+
+function sendPlay(tile, end) {
+  const view = state.view;
+  const message = { type: "play", round: view.round, ply: view.moves.length, tile };
+  if (end) message.end = end;
+  send(message);
+}
+
+function playAt(end) {
+  if (!choosing) return;
+  const { tile } = choosing;
+  choosing = null;
+  sendPlay(tile, end);
+  render();
+}
+
+function renderEndChoice(view) {
+  const box = $("end-choice");
+  box.hidden = !choosing;
+  if (!choosing) { box.replaceChildren(); return; }
+  box.replaceChildren(el("span", {}, fmt(T.which_end, { tile: tileWords(choosing.tile) })),
+    ...choosing.ends.map((end) => el("button", { type: "button", class: "end-button", "data-end": end,
+      onclick: () => playAt(end) }, fmt(T.end_label, { end, n: N[view.ends[end]] }))),
+    el("button", { type: "button", class: "secondary", onclick: () => { choosing = null; render(); } }, T.cancel));
+}
+
+// Keyboard: arrows move between tiles, Enter/Space plays; arrows move between the end buttons.
+$("hand").addEventListener("keydown", (e) => {
+  const buttons = [...$("hand").querySelectorAll(".hand-tile")];
+  const at = buttons.indexOf(document.activeElement);
+  if (at < 0) return;
+  let next = null;
+  if (e.key === "ArrowRight" || e.key === "ArrowDown") next = (at + 1) % buttons.length;
+  else if (e.key === "ArrowLeft" || e.key === "ArrowUp") next = (at - 1 + buttons.length) % buttons.length;
+  else if (e.key === "Home") next = 0;
+  else if (e.key === "End") next = buttons.length - 1;
+  if (next === null) return;
+  e.preventDefault();
+  buttons[at].tabIndex = -1;
+  buttons[next].tabIndex = 0;
+  buttons[next].focus();
+  focusTile = buttons[next].dataset.tile;
+});
+
+$("end-choice").addEventListener("keydown", (e) => {
+  const buttons = [...$("end-choice").querySelectorAll("button")];
+  const at = buttons.indexOf(document.activeElement);
+  if (e.key === "Escape") { choosing = null; render(); return; }
+  if (at < 0 || !["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) return;
+  e.preventDefault();
+  const step = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : -1;
+  buttons[(at + step + buttons.length) % buttons.length].focus();
+});
+
+// Tap plays; a drag (pointer moved more than a few pixels) reorders the hand instead.
+let drag = null;
+$("hand").addEventListener("pointerdown", (e) => {
+  const button = e.target.closest(".hand-tile");
+  if (!button || e.button !== 0) return;
+  drag = { button, x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
+});
+$("hand").addEventListener("pointermove", (e) => {
+  if (!drag || e.pointerId !== drag.id) return;
+  const dx = e.clientX - drag.x;
+  const dy = e.clientY - drag.y;
+  if (!drag.moved && Math.hypot(dx, dy) < 8) return;
+  if (!drag.moved) { drag.moved = true; drag.button.setPointerCapture(e.pointerId); drag.button.classList.add("dragging"); }
+  drag.button.style.transform = `translate(${dx}px, ${dy}px)`;
+});
+function endDrag(e) {
+  if (!drag || e.pointerId !== drag.id) return;
+  const { button, moved } = drag;
+  drag = null;
+  if (!moved) return;
+  button.classList.remove("dragging");
+  button.style.transform = "";
+  const others = [...$("hand").querySelectorAll(".hand-tile")];
+  let best = 0;
+  let bestD = Infinity;
+  others.forEach((b, i) => {
+    const r = b.getBoundingClientRect();
+    const d = Math.hypot(e.clientX - (r.left + r.width / 2), (e.clientY - (r.top + r.height / 2)) * 2);
+    if (d < bestD) { bestD = d; best = i; }
+  });
+  const order = others.map((b) => b.dataset.tile);
+  const from = order.indexOf(button.dataset.tile);
+  order.splice(from, 1);
+  order.splice(best, 0, button.dataset.tile);
+  saveOrder(state.view, order);
+  button.dataset.dragged = "1";
+  setTimeout(() => { delete button.dataset.dragged; }, 0);
+  render();
+}
+$("hand").addEventListener("pointerup", endDrag);
+$("hand").addEventListener("pointercancel", endDrag);
+$("hand").addEventListener("click", (e) => {
+  const button = e.target.closest(".hand-tile");
+  if (!button || button.dataset.dragged) return;
+  focusTile = button.dataset.tile;
+  tryPlay(button.dataset.tile);
+});
 
 $("pass").addEventListener("click", () => {
   const view = state && state.view;
   if (view) send({ type: "pass", round: view.round, ply: view.moves.length });
 });
 
-function pips(hand) {
-  return hand.reduce((sum, t) => sum + t.split("-").reduce((a, b) => a + Number(b), 0), 0);
+// -- learning mode ---------------------------------------------------------------------------------
+
+function renderLearning(view, me) {
+  const box = $("learning");
+  box.hidden = !PREFS.learning_mode || !view;
+  if (box.hidden) return;
+  const seen = new Set(view.hand);
+  view.moves.forEach((m) => { if (m.play) seen.add(halves(m.play).sort().join("-")); });
+  const known = [...seen].map((t) => halves(t));
+  const cells = N.map((_w, v) => {
+    const unseen = 7 - known.filter(([a, b]) => a === v || b === v).length;
+    return el("li", { "aria-label": fmt(T.unseen_of, { n: unseen, number: N[v] }) },
+      el("span", { class: "face", html: `<svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><rect x="0.5" y="0.5" width="19" height="19" rx="3"/><g class="pips">${pipsMarkup(v, 0, 0, 20, false)}</g></svg>` }),
+      el("strong", {}, unseen));
+  });
+  const passes = Object.entries(view.passed_on || {}).filter(([seat]) => Number(seat) !== me)
+    .map(([seat, nums]) => el("li", {}, el("strong", {}, seatName(Number(seat))), ": ",
+      nums.map((v) => N[v]).join(", ")));
+  box.replaceChildren(el("h2", {}, T.learning),
+    el("p", { class: "muted" }, T.unseen_help), el("ul", { class: "unseen" }, cells),
+    el("h3", {}, T.passed_numbers),
+    passes.length ? el("ul", { class: "passes" }, passes) : el("p", { class: "muted" }, T.nobody_passed));
+}
+
+// -- end of round, end of match ----------------------------------------------------------------
+
+function handPips(hand) {
+  return hand.reduce((sum, t) => sum + halves(t).reduce((a, b) => a + b, 0), 0);
 }
 
 function renderResult(view) {
@@ -261,39 +629,93 @@ function renderResult(view) {
   box.hidden = !result;
   if (!result) return;
   const hands = (view && view.revealed) || [];
-  box.replaceChildren(el("h2", {}, T.result), el("p", { class: "sentence" }, result.sentence),
-    el("h3", {}, T.revealed),
-    el("ul", { class: "revealed" }, hands.map((hand, i) => el("li", {},
-      el("span", { class: "name" }, seatName(i)), " ", hand.map((t) => tileNode(t)),
-      " ", el("span", { class: "muted" }, fmt(T.pips, { n: result.pips[i] ?? pips(hand) }))))),
-    state.match && state.match.over ? el("p", {}, el("strong", {}, T.match_over)) : "");
+  const pips = hands.map((h, i) => (result.pips && result.pips[i] !== undefined ? result.pips[i] : handPips(h)));
+  const match = state.match;
+  const partners = match && match.scores.length === 2 && state.seats.length === 4;
+  const sides = partners ? [0, 1].map((t) => pips[t] + pips[t + 2]) : pips;
+  const names = match ? sideNames() : [];
+  const parts = [el("h2", {}, match && match.over ? T.match_over : T.result),
+    el("p", { class: "sentence" }, result.sentence)];
+  if (result.points) parts.push(el("p", { class: "points" }, fmt(T.points_scored, { n: result.points })));
+  parts.push(el("ul", { class: "side-pips" }, sides.map((p, i) => el("li", {}, `${names[i] || seatName(i)}: `, el("strong", {}, fmt(T.pips, { n: p }))))));
+  parts.push(el("h3", {}, T.revealed));
+  parts.push(el("ul", { class: "revealed" }, hands.map((hand, i) => el("li", { "data-seat": i },
+    el("span", { class: "name" }, seatName(i)),
+    el("span", { class: "tiles", "aria-label": hand.map(tileWords).join(", ") || T.no_tiles,
+      html: hand.map((t) => tileSvg(t, 14, false)).join("") }),
+    el("span", { class: "muted" }, fmt(T.pips, { n: pips[i] }))))));
+  if (match && match.over) {
+    const winner = match.winner !== null && match.winner !== undefined ? names[match.winner] : "";
+    parts.push(el("p", { class: "winner" }, fmt(T.winner_is, { name: winner })));
+    parts.push(el("p", {}, `${T.final_scores}: `, names.map((n, i) => `${n} ${match.scores[i]}`).join(" · ")));
+  }
+  box.replaceChildren(...parts);
 }
+
+// -- host controls ---------------------------------------------------------------------------------
 
 function renderHost(view) {
   const box = $("host");
   box.hidden = !state.you.host;
   if (box.hidden) return;
-  const host = (action, label, extra = {}) => el("button", { type: "button",
-    onclick: () => send({ type: "host", action, ...extra }) }, label);
+  const host = (action, label, extra = {}, cls = "") => el("button", { type: "button", class: cls,
+    "data-action": action, onclick: () => send({ type: "host", action, ...extra }) }, label);
   const buttons = [];
   const t = state.table;
   if (t.state === "waiting") {
     buttons.push(host("start", T.start));
     if (t.allow_bots) {
-      buttons.push(host("add_bot", T.add_bot));
+      buttons.push(host("add_bot", T.add_bot, {}, "secondary"));
       for (const seat of state.seats) {
-        if (seat.bot) buttons.push(host("remove_bot", `${T.remove_bot} (${seat.index + 1})`, { seat: seat.index }));
+        if (seat.bot) buttons.push(host("remove_bot", `${T.remove_bot} (${seat.name || seat.index + 1})`, { seat: seat.index }, "secondary"));
       }
     }
   } else if (t.state === "playing") {
-    buttons.push(t.paused ? host("resume", T.resume) : host("pause", T.pause));
-    if (view && view.turn === null && state.match && !state.match.over) buttons.push(host("next_round", T.next_round));
+    buttons.push(t.paused ? host("resume", T.resume) : host("pause", T.pause, {}, "secondary"));
+    if (view && state.result && state.match && !state.match.over) buttons.push(host("next_round", T.next_round));
     if (state.match && state.match.over) buttons.push(host("new_match", T.new_match));
   }
-  box.replaceChildren(el("strong", {}, T.host_controls), ...buttons);
+  box.replaceChildren(el("span", { class: "label" }, T.host_controls), ...buttons);
 }
 
-// -- page bits --------------------------------------------------------------------------------
+// -- the whole page ----------------------------------------------------------------------------------
+
+function render() {
+  if (!state) return;
+  const view = state.view;
+  const me = state.you.seat;
+  const paused = $("paused");
+  paused.hidden = !state.table.paused;
+  paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
+  // Taking or leaving a seat is only for a table that has not started.
+  for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";
+  renderScores();
+  renderSeats(view, me);
+  renderTurn(view, me);
+  renderHand(view, me);
+  renderLine(view);
+  renderLearning(view, me);
+  renderResult(view);
+  renderHost(view);
+}
+
+// Preferences (auto-pass, learning mode): saved on the profile.
+const prefs = $("prefs");
+if (prefs) {
+  prefs.addEventListener("change", async (e) => {
+    const input = e.target;
+    const body = new FormData();
+    body.append("csrfmiddlewaretoken", prefs.querySelector("[name=csrfmiddlewaretoken]").value);
+    body.append(input.name, input.checked ? "1" : "0");
+    PREFS[input.name] = input.checked;
+    render();
+    try {
+      const response = await fetch(prefs.action, { method: "POST", body, credentials: "same-origin" });
+      const data = await response.json();
+      if (!data.ok) setStatus(data.message, "error");
+    } catch { setStatus(T.not_saved, "error"); }
+  });
+}
 
 const copy = $("copy-link");
 if (copy) {
@@ -304,4 +726,14 @@ if (copy) {
   });
 }
 
+let resizeTimer = null;
+window.addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(render, 120); });
+
+// The page arrives with this person's state; the socket keeps it current.
+const initial = document.getElementById("table-initial");
+if (initial) {
+  state = JSON.parse(initial.textContent);
+  if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
+  render();
+}
 connect();
