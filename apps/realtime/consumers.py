@@ -20,6 +20,8 @@ from .notify import table_group, user_group
 MAX_FRAME = 2048
 #: Session key (list of table ids) written by the table page: this browser has the code.
 KNOWN_TABLES_KEY = "tables_known"
+#: Close code of a banned person's sockets (refused on connect, closed when banned).
+BANNED_CLOSE_CODE = 4403
 HOST_ACTIONS = ("start", "pause", "resume", "next_round", "new_match", "add_bot", "remove_bot")
 
 
@@ -59,6 +61,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             # and the page must tell "sign in again" (4401) from a network drop.
             await self.accept()
             await self.close(code=4401)
+            return
+        if await self._call(_banned, self.user):
+            await self.accept()
+            await self.close(code=BANNED_CLOSE_CODE)
             return
         session = self.scope.get("session")
         known = list(session.get(KNOWN_TABLES_KEY, [])) if session is not None else []
@@ -104,7 +110,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             ref = msg.get("id") if isinstance(msg.get("id"), (str, int)) else None
             kind = msg.get("type")
             handler = {"sync": self.on_sync, "play": self.on_play, "pass": self.on_pass,
-                       "host": self.on_host, "ping": self.on_ping}.get(kind)
+                       "host": self.on_host, "ping": self.on_ping,
+                       "chat": self.on_chat, "report": self.on_report}.get(kind)
             if handler is None:
                 raise Refusal("unknown", _("Unknown message type."))
             await handler(msg)
@@ -119,6 +126,33 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def on_ping(self, msg: dict) -> None:
         await self.send_json({"type": "pong"})
+
+    async def on_chat(self, msg: dict) -> None:
+        from apps.moderation import services as moderation
+
+        if not isinstance(msg.get("text"), str):
+            raise Refusal("malformed", _("Write a message first."))
+        await self._act(moderation.post_chat, user=self.user, table_id=self.table_id,
+                        text=msg["text"])
+
+    async def on_report(self, msg: dict) -> None:
+        from apps.moderation import services as moderation
+        from apps.tables.services import ServiceError
+
+        kwargs = {"reason": msg.get("reason"), "note": msg.get("note") or ""}
+        for key, name in (("message", "message_id"), ("seat", "seat_index")):
+            value = msg.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise Refusal("malformed", _("A report names a message or a seat by number."))
+            kwargs[name] = value
+        if not isinstance(kwargs["reason"], str) or not isinstance(kwargs["note"], str):
+            raise Refusal("malformed", _("Choose a reason for the report."))
+        try:
+            row = await self._call(moderation.report, user=self.user, table_id=self.table_id,
+                                   **kwargs)
+        except ServiceError as err:
+            raise Refusal(err.code, err.message) from None
+        await self.send_json({"type": "notice", "event": {"kind": "reported", "report": row.pk}})
 
     async def on_sync(self, msg: dict) -> None:
         await self.send_state(force=True)
@@ -180,6 +214,9 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def user_notified(self, event: dict) -> None:
         await self.send_json({"type": "notice", "event": event["event"]})
 
+    async def user_banned(self, event: dict) -> None:
+        await self.close(code=BANNED_CLOSE_CODE)
+
     async def send_state(self, events: list | None = None, force: bool = False) -> None:
         from apps.tables.selectors import table_state
 
@@ -209,6 +246,12 @@ def _position(msg: dict) -> tuple[int, int]:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise Refusal("malformed", _("A move says which round and move number it is for."))
     return round_number, ply
+
+
+def _banned(user) -> bool:
+    from apps.moderation.selectors import is_banned
+
+    return is_banned(user)
 
 
 def _table_visible(table_id: int, user, known: list) -> bool:
@@ -260,3 +303,6 @@ class MeConsumer(AsyncWebsocketConsumer):
 
     async def user_notified(self, event: dict) -> None:
         await self.send(text_data=json.dumps({"type": "notice", "event": event["event"]}))
+
+    async def user_banned(self, event: dict) -> None:
+        await self.close(code=BANNED_CLOSE_CODE)

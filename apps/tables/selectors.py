@@ -152,6 +152,9 @@ def table_state(*, table_id: int, user) -> dict:
         "result": None,
     }
     state["clock"] = clock_of(table, rules.turn_seconds)
+    from apps.moderation.selectors import table_extras
+
+    table_extras(state, table, user)  # chat, why it closed, your mute
     match = table.current_match
     if match is None:
         return state
