@@ -11,4 +11,5 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("apps.accounts.urls")),
     path("admin/", admin.site.urls),
+    path("staff/", include("apps.moderation.urls")),
 ]

@@ -97,6 +97,7 @@ function onState(msg) {
   if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
   if (fresh && $("status").classList.contains("error")) setStatus(T.connected, "ok");
   render();
+  stateListeners.forEach((fn) => fn(state));
   if (fresh) (msg.events || []).forEach(describeEvent);
   if (gap) send({ type: "sync" });
 }
@@ -729,6 +730,10 @@ if (copy) {
 let resizeTimer = null;
 window.addEventListener("resize", () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(render, 120); });
 
+// Other page modules (static/js/chat.js) share the socket and see every state.
+const stateListeners = [];
+window.dominoTable = { send, onState: (fn) => { stateListeners.push(fn); if (state) fn(state); } };
+
 // The page arrives with this person's state; the socket keeps it current.
 const initial = document.getElementById("table-initial");
 if (initial) {
@@ -736,4 +741,5 @@ if (initial) {
   if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
   render();
 }
+window.dispatchEvent(new Event("domino-table-ready"));
 connect();

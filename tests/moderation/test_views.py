@@ -1,0 +1,69 @@
+"""Staff pages under /staff/: who may open them, and actions through them."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from apps.moderation import services as mod
+from apps.moderation.models import ModerationLog
+from apps.tables.models import Table
+
+from .conftest import ROLES, actor_for
+
+
+def client_for(people, role):
+    client = Client()
+    if role != "anonymous":
+        client.force_login(actor_for(people, role))
+    return client
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_staff_pages_by_role(role, people, table):
+    msg = mod.post_chat(user=people["caio"], table_id=table.pk, text="rude words")
+    report = mod.report(user=people["ana"], table_id=table.pk, reason="abuse",
+                        message_id=msg.pk)
+    client = client_for(people, role)
+    pages = ["/staff/", f"/staff/tables/{table.pk}/", "/staff/reports/",
+             f"/staff/reports/{report.pk}/", f"/staff/users/{people['caio'].pk}/"]
+    for url in pages:
+        response = client.get(url)
+        if role in ("moderator", "superuser"):
+            assert response.status_code == 200, url
+        else:
+            assert response.status_code == 302 and "/admin/login/" in response["Location"], url
+    if role in ("moderator", "superuser"):
+        page = client.get(f"/staff/reports/{report.pk}/").content.decode()
+        assert "rude words" in page and table.code in page
+
+
+def test_actions_through_the_pages(people, table):
+    client = client_for(people, "moderator")
+    msg = mod.post_chat(user=people["caio"], table_id=table.pk, text="rude")
+    back = f"/staff/tables/{table.pk}/"
+    r = client.post("/staff/act/hide_message/", {"message": msg.pk, "next": back})
+    assert r.status_code == 302 and r["Location"] == back
+    r = client.post("/staff/act/mute/", {"user": people["caio"].pk, "minutes": 10,
+                                         "reason": "rude", "next": back})
+    assert r.status_code == 302
+    r = client.post("/staff/act/close_table/", {"table": table.pk, "reason": "",
+                                                "next": back}, follow=True)
+    assert "Give a reason" in r.content.decode() or "reason" in r.content.decode().lower()
+    assert Table.objects.get(pk=table.pk).state == "playing"
+    client.post("/staff/act/close_table/", {"table": table.pk, "reason": "abuse"})
+    assert Table.objects.get(pk=table.pk).state == "closed"
+    assert client.post("/staff/act/ban/", {"user": people["caio"].pk, "days": "forever",
+                                           "reason": "x"}).status_code == 403
+    assert client.post("/staff/act/nonsense/", {}).status_code == 404
+    r = client.post("/staff/act/rename_table/", {"table": table.pk, "name": "x",
+                                                 "next": "https://evil.example/"})
+    assert r["Location"] == "/staff/"
+    assert list(ModerationLog.objects.order_by("pk").values_list("action", flat=True)) == [
+        "hide_message", "mute", "close_table", "rename_table"]
+
+
+def test_the_table_page_has_the_chat_box(people, table):
+    client = client_for(people, "player")
+    page = client.get(f"/t/{table.code}/").content.decode()
+    assert 'id="chat-form"' in page and "js/chat.js" in page and 'id="chat-strings"' in page
