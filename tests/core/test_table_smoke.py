@@ -108,7 +108,7 @@ def test_table_page_renders_mid_round(run_site, tmp_path, monkeypatch):
             page.wait_for_selector("#hand .tile-button", timeout=15000)
             assert page.locator("#hand .tile-button").count() >= 5
             assert page.locator("#line .tile").count() >= 1
-            assert page.locator("#seats .seat").count() == 4
+            assert page.locator("#felt .seat").count() == 4
             page.screenshot(path=str(shot), full_page=True)
             assert not errors, errors
         finally:
