@@ -176,6 +176,12 @@ def test_four_people_play_a_round_in_the_browser(run_site, monkeypatch):
             for page in pages:
                 page.wait_for_selector("#paused", state="hidden", timeout=10000)
 
+            # Learning mode (dani's switch): unseen tiles per number, saved on the profile.
+            pages[3].check("#prefs [name=learning_mode]")
+            pages[3].wait_for_selector("#learning", state="visible", timeout=5000)
+            assert pages[3].locator("#learning .unseen li").count() == 7
+            assert pages[0].locator("#learning").is_hidden()
+
             # Play the round by clicking tiles on the page whose turn it is.
             plies = 0
             picked_on_board = False
