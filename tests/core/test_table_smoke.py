@@ -71,7 +71,8 @@ def test_table_socket_over_the_run_command(run_site):
                  open_timeout=10) as ws:
         first = json.loads(ws.recv(timeout=10))
         assert first["type"] == "state"
-        assert first["state"]["you"] == {"seat": 0, "host": True}
+        you = first["state"]["you"]
+        assert (you["seat"], you["host"]) == (0, True)
         assert len(first["state"]["view"]["hand"]) == 7
         ws.send(json.dumps({"type": "ping"}))
         while (msg := json.loads(ws.recv(timeout=10)))["type"] != "pong":
