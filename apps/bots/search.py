@@ -4,6 +4,8 @@ Each sampled deal (see :meth:`Public.sample`) is played out once per candidate m
 same deal and the same rollout seed for every candidate, so the comparison between moves is not
 drowned by the luck of the deal. Small endings without a boneyard are solved exactly per deal
 (alpha-beta) instead of rolled out. The move with the best mean value for the bot's side wins.
+`master` spends its budget by sequential halving: a first batch of deals for every candidate, then
+more deals for the better half only, and so on down to two, so the close calls get the most deals.
 
 Budgets are counts of deals, never wall-clock time, so a decision is reproducible from the rng.
 """
@@ -36,12 +38,15 @@ class Budget:
     exact_deals: int = 0
     #: Playouts where each seat also tries to make the next seat pass (see rollout_blocking).
     blocking: bool = False
+    #: Sequential halving: spend the budget in rounds, keeping the better half of the candidates
+    #: after each, so the close contenders get many more deals than the clearly worse moves.
+    halving: bool = False
 
 
 BUDGETS = {
     "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0),
-    "master": Budget(playouts=2400, min_deals=100, exact_tiles=16, exact_deals=80,
-                     blocking=True),
+    "master": Budget(playouts=3600, min_deals=100, exact_tiles=16, exact_deals=90,
+                     blocking=True, halving=True),
 }
 
 
@@ -222,18 +227,35 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
     if exact:
         deals = budget.exact_deals
     play_out = rollout_blocking if budget.blocking else rollout
+
+    def run(active: list[int], count: int) -> None:
+        for _ in range(count):
+            hands, bones = pub.sample(rng)
+            world = pub.world(hands, bones)
+            seed = rng.getrandbits(32)
+            for k in active:
+                w = world.copy()
+                w.play(*pub.legal[cands[k]])
+                if exact:
+                    totals[k] += solve(w, side, fives_before, float("-inf"), float("inf"))
+                else:
+                    play_out(w, random.Random(seed))
+                    totals[k] += side_value(w, side, fives_before)
+
     totals = [0.0] * len(cands)
-    for _ in range(deals):
-        hands, bones = pub.sample(rng)
-        world = pub.world(hands, bones)
-        seed = rng.getrandbits(32)
-        for k, i in enumerate(cands):
-            w = world.copy()
-            w.play(*pub.legal[i])
-            if exact:
-                totals[k] += solve(w, side, fives_before, float("-inf"), float("inf"))
-            else:
-                play_out(w, random.Random(seed))
-                totals[k] += side_value(w, side, fives_before)
-    best = max(range(len(cands)), key=lambda k: totals[k])
+    active = list(range(len(cands)))
+    if not budget.halving:
+        run(active, deals)
+    else:
+        # Every candidate still in play has seen the same deals (and rollout seeds), so their
+        # totals stay paired comparisons however many rounds they survived.
+        work = deals * len(cands)
+        per_round = work // max(1, (len(cands) - 1).bit_length())
+        while True:
+            run(active, max(deals // 4, per_round // len(active)))
+            if len(active) <= 2:
+                break
+            active.sort(key=lambda k: -totals[k])
+            active = active[:(len(active) + 1) // 2]
+    best = max(active, key=lambda k: totals[k])
     return cands[best]
