@@ -185,6 +185,7 @@ def _js_strings() -> dict:
         "reconnecting": _("Connection lost; reconnecting…"),
         "signed_out": _("You are signed out. Sign in again to play."),
         "no_table": _("This table does not exist or is not open to you."),
+        "banned": _("Your account has been suspended: you cannot play for now."),
         "your_turn": _("Your turn"),
         "turn_of": _("%(name)s to play"),
         "waiting": _("Waiting for players"),

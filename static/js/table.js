@@ -81,6 +81,7 @@ function connect() {
     clearInterval(heartbeat);
     if (event.code === 4401) { finished = true; setStatus(T.signed_out, "error"); return; }
     if (event.code === 4404) { finished = true; setStatus(T.no_table, "error"); return; }
+    if (event.code === 4403) { finished = true; setStatus(T.banned, "error"); return; }
     if (finished) return;
     setStatus(T.reconnecting, "error");
     setTimeout(connect, delay + Math.random() * delay / 2);

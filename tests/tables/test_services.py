@@ -167,8 +167,9 @@ class TestMoves:
         refused("not_your_turn", services.play_move, user=other, table_id=full_table.pk,
                 round_number=rnd_no, ply=ply, tile="6-6")
         mover = seat_user(full_table, turn)
-        not_held = next(t for t in ["6-6", "5-5", "4-4"]
-                        if t not in [f"{t}" for t in _hand_names(engine, turn)])
+        from apps.rules.tiles import NAMES
+
+        not_held = next(t for t in NAMES if t not in _hand_names(engine, turn))
         err = refused("illegal_move", services.play_move, user=mover, table_id=full_table.pk,
                       round_number=rnd_no, ply=ply, tile=not_held)
         assert not_held in err.message
