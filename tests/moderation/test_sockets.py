@@ -13,8 +13,9 @@ from apps.moderation.models import Ban
 from apps.rules.engine import legal_dict
 from apps.tables import game, services
 from apps.tables.models import Table
+from tests.socket_client import Socket, db
 
-from .conftest import Socket, db, make_people, seat_table
+from .conftest import make_people, seat_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,8 +12,7 @@ from apps.realtime.consumers import MAX_FRAME
 from apps.rules.engine import legal_dict
 from apps.tables import game, services
 from apps.tables.models import Move, Table
-
-from .conftest import Socket, db
+from tests.socket_client import Socket, db
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
