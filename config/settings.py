@@ -89,7 +89,10 @@ DATABASES = {"default": parse_database_url(DATABASE_URL, base_dir=BASE_DIR)}
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # Celery's Django fixup closes "obsolete" connections after every task; keeping them a
     # minute spares each timer a new PostgreSQL connection.
-    DATABASES["default"]["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+    # Tests close them: a pooled consumer thread holding one would keep the test database from
+    # being dropped.
+    DATABASES["default"]["CONN_MAX_AGE"] = int(
+        os.environ.get("DB_CONN_MAX_AGE", "0" if TESTING else "60"))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
