@@ -11,7 +11,7 @@ import argparse
 import random
 import time
 
-from .engine import Round, deal
+from .engine import Match, Round, deal
 from .presets import make_rules
 
 CASES = [("partners", 4), ("partners-66", 4), ("pairs-series", 4), ("draw", 2), ("draw", 4),
@@ -20,16 +20,9 @@ CASES = [("partners", 4), ("partners-66", 4), ("pairs-series", 4), ("draw", 2), 
 
 def random_round(rules, rng: random.Random) -> Round:
     """Deal and play one round, every move chosen uniformly among the legal ones."""
-    hands, boneyard, opener = deal(rules, rng)
-    if rules.first_opener == "holder_66":
-        opener = next(s for s, h in enumerate(hands) if 27 in h)
-        forced = frozenset((27,)) if rules.forced_double_six else None
-    elif rules.first_opener == "heaviest":
-        from .engine import heaviest_opener
-        opener, forced = heaviest_opener(hands)
-    else:
-        forced = None
-    rnd = Round(rules, hands, boneyard, opener, forced)
+    hands, boneyard, random_opener = deal(rules, rng)
+    opener, forced = Match(rules).opener_for(hands)
+    rnd = Round(rules, hands, boneyard, random_opener if opener is None else opener, forced)
     choice = rng.choice
     while rnd.result is None:
         rnd.play(*choice(rnd.legal()))

@@ -53,6 +53,6 @@ def deal_round(match: Match, engine: EngineMatch, seat_users: list[int | None]) 
 
 
 
-def bot_rng(view: dict) -> random.Random:
+def bot_rng() -> random.Random:
     """A fresh generator per decision: bots in live play need no reproducibility."""
     return random.Random(_deal_source.getrandbits(64))

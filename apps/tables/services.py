@@ -516,7 +516,7 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
             from apps.rules.view import seat_view
 
             view = seat_view(engine, seat.index)
-            move = choose_move(view, seat.bot_level or table.bot_level, game.bot_rng(view))
+            move = choose_move(view, seat.bot_level or table.bot_level, game.bot_rng())
             by = Move.By.BOT
         else:
             from apps.rules.engine import legal_dict
