@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import random
+import threading
+from collections.abc import Callable
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -8,6 +10,7 @@ from django.contrib.auth import get_user_model
 from apps.rules.engine import legal_dict
 from apps.tables import game, services
 from apps.tables.models import Table
+from apps.tables.services import ServiceError
 
 
 @pytest.fixture
@@ -49,3 +52,31 @@ def play_random_move(table: Table, rng: random.Random):
     return services.play_move(user=seat_user(table, rnd.turn), table_id=table.pk,
                               round_number=rnd_no, ply=ply, tile=move.get("play"),
                               end=move.get("end"), is_pass=bool(move.get("pass")))
+
+
+def race(*calls: tuple[str, Callable[[], object]]) -> list[str]:
+    """Start every call at the same instant on its own thread and connection.
+
+    Returns, per call, its name when it went through or the ServiceError code that refused it.
+    """
+    from django.db import connection
+
+    barrier = threading.Barrier(len(calls))
+    results: list[str] = []
+
+    def run(name: str, fn: Callable[[], object]) -> None:
+        try:
+            barrier.wait()
+            fn()
+            results.append(name)
+        except ServiceError as err:
+            results.append(err.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=call) for call in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import random
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from apps.tables import services
 from apps.tables.models import Connection, Move, Table
 from apps.tables.services import NotDue, ServiceError, StaleMove
 
-from .conftest import play_random_move, position, seat_user
+from .conftest import play_random_move, position, race, seat_user
 
 
 def fresh(table: Table) -> Table:
@@ -260,36 +258,13 @@ def test_a_human_move_racing_the_deadline_applies_one_move(people):
     from apps.rules.engine import legal_dict
 
     move = legal_dict(*engine.current.legal()[-1])
-    barrier = threading.Barrier(2)
-    results: list[str] = []
-
-    def human():
-        try:
-            barrier.wait()
-            services.play_move(user=user, table_id=table.pk, round_number=rnd, ply=ply,
-                               tile=move.get("play"), end=move.get("end"))
-            results.append("human")
-        except ServiceError as err:
-            results.append(err.code)
-        finally:
-            connection.close()
-
-    def timer():
-        try:
-            barrier.wait()
-            services.act_on_deadline(table_id=table.pk, round_number=rnd, ply=ply,
-                                     now=table.turn_deadline)
-            results.append("timer")
-        except ServiceError as err:
-            results.append(err.code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=human), threading.Thread(target=timer)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = race(
+        ("human", lambda: services.play_move(user=user, table_id=table.pk, round_number=rnd,
+                                             ply=ply, tile=move.get("play"),
+                                             end=move.get("end"))),
+        ("timer", lambda: services.act_on_deadline(table_id=table.pk, round_number=rnd,
+                                                   ply=ply, now=table.turn_deadline)),
+    )
     # The loser finds the table moved on, or (the human first) the next turn not yet due.
     applied = [r for r in results if r in ("human", "timer")]
     assert len(applied) == 1 and len(results) == 2

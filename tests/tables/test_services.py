@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import random
-import threading
 
 import pytest
-from django.db import connection
 
 from apps.rules import harness
 from apps.tables import game, selectors, services
 from apps.tables.models import Invitation, Move, Table
 from apps.tables.services import ServiceError, StaleMove
 
-from .conftest import play_random_move, position, seat_user
+from .conftest import play_random_move, position, race, seat_user
 
 
 def refused(expected: str, fn, **kwargs):
@@ -138,8 +136,10 @@ def test_permission_matrix(full_table, people, action, caller):
         assert Table.objects.get(pk=table.pk).version == version
 
 
-def _play_first_legal(table, user, rnd_no, ply):
-    engine, _, _ = position(table)
+def _play_first_legal(table, user, rnd_no, ply, engine=None):
+    """Send the first legal move of ``engine``'s position (by default the table's now)."""
+    if engine is None:
+        engine, _, _ = position(table)
     from apps.rules.engine import legal_dict
 
     move = legal_dict(*engine.current.legal()[0])
@@ -155,7 +155,7 @@ class TestMoves:
         user = seat_user(full_table, engine.current.turn)
         _play_first_legal(full_table, user, rnd_no, ply)
         with pytest.raises(StaleMove) as info:
-            _play_first_legal_at(full_table, user, rnd_no, ply, engine)
+            _play_first_legal(full_table, user, rnd_no, ply, engine)
         assert info.value.code == "stale"
         assert Move.objects.count() == 1
 
@@ -224,15 +224,6 @@ def _hand_names(engine, seat):
     return [NAMES[t] for t in engine.current.hands[seat]]
 
 
-def _play_first_legal_at(table, user, rnd_no, ply, engine):
-    from apps.rules.engine import legal_dict
-
-    move = legal_dict(*engine.current.legal()[0])
-    return services.play_move(user=user, table_id=table.pk, round_number=rnd_no, ply=ply,
-                              tile=move.get("play"), end=move.get("end"),
-                              is_pass=bool(move.get("pass")))
-
-
 def test_events_are_sent_only_after_the_commit(full_table, people,
                                                django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -270,24 +261,11 @@ def test_concurrent_moves_from_two_threads_apply_once(people):
     from apps.rules.engine import legal_dict
 
     moves = [legal_dict(*m) for m in engine.current.legal()]
-    barrier = threading.Barrier(2)
-    results: list[str] = []
 
     def send(move):
-        try:
-            barrier.wait()
-            services.play_move(user=user, table_id=table.pk, round_number=rnd_no, ply=ply,
-                               tile=move.get("play"), end=move.get("end"))
-            results.append("applied")
-        except ServiceError as err:
-            results.append(err.code)
-        finally:
-            connection.close()
+        return lambda: services.play_move(user=user, table_id=table.pk, round_number=rnd_no,
+                                          ply=ply, tile=move.get("play"), end=move.get("end"))
 
-    threads = [threading.Thread(target=send, args=(moves[i % len(moves)],)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = race(("applied", send(moves[0])), ("applied", send(moves[1 % len(moves)])))
     assert sorted(results) == ["applied", "stale"]
     assert Move.objects.filter(round__match__table=table).count() == 1
