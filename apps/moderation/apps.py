@@ -6,3 +6,10 @@ class ModerationConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "apps.moderation"
     verbose_name = _("Moderation")
+
+    def ready(self) -> None:
+        from apps.tables.state import Part, register_part
+
+        from .selectors import compose_part, state_part
+
+        register_part(Part("moderation", state_part, compose_part))

@@ -57,51 +57,57 @@ def chat_dict(msg: ChatMessage, names: dict, *, staff: bool = False) -> dict:
     return out
 
 
-def _names(table) -> dict:
-    from apps.tables.selectors import display_name
+def _names(seats) -> dict:
+    from apps.tables.state import display_name
 
-    names = {}
-    for seat in table.seats.select_related("user__profile"):
-        if seat.user is not None:
-            names[seat.user_id] = (seat.index, display_name(seat.user))
-    return names
+    return {seat.user_id: (seat.index, display_name(seat.user)) for seat in seats
+            if seat.user is not None}
 
 
-def recent_chat(table, limit: int = CHAT_IN_STATE) -> list[dict]:
+def recent_chat(table, limit: int = CHAT_IN_STATE, *, seats=None) -> list[dict]:
     """The last visible messages, oldest first."""
+    from apps.tables.state import display_name
+
     msgs = list(ChatMessage.objects.filter(table=table, hidden=False, deleted=False)
                 .select_related("user__profile").order_by("-created_at", "-pk")[:limit])
-    names = _names(table)
-    from apps.tables.selectors import display_name
-
+    names = _names(table.seats.select_related("user__profile") if seats is None else seats)
     for msg in msgs:
         if msg.user_id is not None and msg.user_id not in names:
             names[msg.user_id] = (None, display_name(msg.user))
     return [chat_dict(m, names) for m in reversed(msgs)]
 
 
-def closed_sentence(table) -> str:
-    reason = table.closed_reason or ""
-    if table.state != "closed":
-        return ""
-    if reason.startswith("staff:"):
-        return _("Closed by staff: %(reason)s") % {"reason": reason[len("staff:"):].strip()}
-    if reason == "empty":
-        return _("Closed: nobody was at the table.")
-    return _("This table is closed.")
+def state_part(table, seats) -> dict:
+    """The moderation app's part of a table's snapshot (``apps.tables.state``): the chat, and
+    the mutes of the people seated, with their message in every language (server side only:
+    a person sees their own)."""
+    from django.conf import settings
+    from django.utils import translation
+
+    seated = [s.user_id for s in seats if s.user_id is not None]
+    mutes = {}
+    for mute in Mute.objects.filter(Mute.active_q(), user_id__in=seated).order_by("until"):
+        messages = {}
+        for lang, _name in settings.LANGUAGES:
+            with translation.override(lang):
+                messages[lang] = mute_message(mute)
+        mutes[str(mute.user_id)] = {"reason": mute.reason,
+                                    "until": int(mute.until.timestamp() * 1000),
+                                    "message": messages}
+    return {"chat": recent_chat(table, seats=seats), "mutes": mutes}
 
 
-def table_extras(state: dict, table, user) -> None:
-    """What the moderation app adds to a table's state (``apps.tables.selectors.table_state``):
-    the chat, why the table closed, and the person's own mute."""
-    state["chat"] = recent_chat(table)
-    state["table"]["closed_reason"] = closed_sentence(table)
-    you = state.get("you") or {}
-    mute = active_mute(user)
-    you["muted"] = None if mute is None else {
-        "reason": mute.reason, "until": int(mute.until.timestamp() * 1000),
-        "message": mute_message(mute)}
-    you["can_chat"] = you.get("seat") is not None and table.state != "closed"
+def compose_part(data: dict, state: dict, viewer) -> None:
+    """A person's share of :func:`state_part`: the chat, and their own mute if it still runs."""
+    import time
+
+    state["chat"] = data.get("chat", [])
+    mute = data.get("mutes", {}).get(str(viewer.user_id))
+    if mute is not None and mute["until"] <= time.time() * 1000:
+        mute = None
+    state["you"]["muted"] = None if mute is None else {
+        "reason": mute["reason"], "until": mute["until"],
+        "message": mute["message"].get(viewer.language) or next(iter(mute["message"].values()))}
 
 
 # -- staff pages ------------------------------------------------------------------------------

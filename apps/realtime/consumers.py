@@ -1,20 +1,31 @@
-"""Table sockets: authenticate, call one service or selector, send what it returns.
+"""Table sockets: authenticate, call one service, send what it returns.
 
-The consumer knows no rules. Every message it sends is this person's own state
-(``apps.tables.selectors.table_state``), so another hand or the boneyard cannot leave the server.
-The protocol is written down in ``docs/protocol.md``.
+The consumers know no rules. Every state they send is composed from the table's snapshot for
+this person (``apps.tables.state.compose``): their own seat's hand or none, so another hand or
+the boneyard cannot leave the server. The protocol is written down in ``docs/protocol.md``.
+
+No frame can break a socket: every text frame is answered (a state, a pong, a notice or an
+``error`` with a code from the protocol), and an unexpected exception inside a handler is
+logged with its frame and answered with the code ``internal``. Whatever ends a socket (a close,
+a crash, the process being cancelled), its presence and its groups are cleaned up on the way
+out; a process that dies outright is covered by its presence lease (``apps.realtime.hub``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from .hub import db, hub
 from .notify import table_group, user_group
+
+log = logging.getLogger(__name__)
 
 #: Frames above this are refused unread: a legitimate message is a few dozen bytes.
 MAX_FRAME = 2048
@@ -25,107 +36,231 @@ BANNED_CLOSE_CODE = 4403
 HOST_ACTIONS = ("start", "pause", "resume", "next_round", "new_match", "add_bot", "remove_bot")
 
 
-class PingConsumer(AsyncWebsocketConsumer):
-    """Echo consumer used by the smoke test: each text frame makes a round trip through the
-    channel layer (Redis) before it is sent back, so it proves socket + layer both work."""
-
-    async def connect(self):
-        await self.accept()
-
-    async def receive(self, text_data=None, bytes_data=None):
-        await self.channel_layer.send(self.channel_name, {"type": "echo", "text": text_data or ""})
-
-    async def echo(self, event):
-        await self.send(text_data=event["text"])
-
-
-def _language_of(user) -> str | None:
-    profile = getattr(user, "profile", None)
-    return getattr(profile, "language", None) or None
-
-
 class Refusal(Exception):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code, self.message = code, message
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+def parse_frame(text_data: str | None) -> dict:
+    """The frame as a JSON object, or the :class:`Refusal` that answers it."""
+    if text_data is None:
+        raise Refusal("bad_frame", _("Only text frames are accepted."))
+    if len(text_data) > MAX_FRAME or len(text_data.encode("utf-8", "replace")) > MAX_FRAME:
+        raise Refusal("too_large", _("That message is too large."))
+    try:
+        msg = json.loads(text_data)
+    except (ValueError, RecursionError):  # "[[[[..." nests deeper than the parser goes
+        raise Refusal("malformed", _("That message is not valid JSON.")) from None
+    if not isinstance(msg, dict):
+        raise Refusal("malformed", _("A message is a JSON object."))
+    return msg
+
+
+def _ref(msg: dict):
+    ref = msg.get("id")
+    if isinstance(ref, bool) or not isinstance(ref, (str, int)):
+        return None
+    return ref if isinstance(ref, int) or len(ref) <= 64 else None
+
+
+class SafeConsumer(AsyncWebsocketConsumer):
+    """A socket whose end, however it comes, runs :meth:`cleanup`; and whose frames always get
+    an answer."""
+
+    language: str | None = None
+    #: Frame types this socket accepts, to method names.
+    handlers: dict[str, str] = {}
+
+    async def __call__(self, scope, receive, send):
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            # Runs after a normal close, after an exception escaped the consumer (the server
+            # then closes the socket with 1011) and when the task is cancelled.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self.cleanup())
+
+    async def cleanup(self) -> None:
+        pass
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        ref = None
+        try:
+            msg = parse_frame(text_data)
+            ref = _ref(msg)
+            kind = msg.get("type")
+            name = self.handlers.get(kind) if isinstance(kind, str) else None
+            if name is None:
+                raise Refusal(self.unknown_code, _("Unknown message type."))
+            await getattr(self, name)(msg)
+        except Refusal as err:
+            await self.refuse(err, ref)
+            await self.refused(err)
+        except Exception:
+            log.exception("socket frame failed: %r", (text_data or bytes_data or "")[:300])
+            await self.refuse(Refusal("internal", _("Something went wrong on our side; "
+                                                    "nothing was changed.")), ref)
+
+    unknown_code = "unknown"
+
+    async def refuse(self, err: Refusal, ref) -> None:
+        with translation.override(self.language):
+            message = str(err.message)
+        await self.send_json({"type": "error", "code": err.code, "message": message, "id": ref})
+
+    async def refused(self, err: Refusal) -> None:
+        """After a refusal was sent: what else the client needs."""
+
+    async def send_json(self, content: dict) -> None:
+        await self.send(text_data=json.dumps(content, separators=(",", ":")))
+
+    async def on_ping(self, msg: dict) -> None:
+        await self.send_json({"type": "pong"})
+
+    async def call(self, fn, *args, **kwargs):
+        """One service call on the database threads, in this person's language."""
+        language = self.language
+
+        def run():
+            with translation.override(language):
+                return fn(*args, **kwargs)
+
+        return await db(run)
+
+
+class TableSocket(SafeConsumer):
+    """What the table socket and the staff observer share: a table's states, kept current."""
+
+    observer = False
+
+    async def start_table(self, code: str, version: int) -> None:
+        self.code = code
+        self.lock = asyncio.Lock()
+        await self.channel_layer.group_add(table_group(self.table_id), self.channel_name)
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        self.joined = True
+        hub().join(self)
+        await self.send_state(at_least=version, force=True)
+
+    async def cleanup(self) -> None:
+        if not getattr(self, "joined", False):
+            return
+        self.joined = False
+        hub().leave(self)
+        for group in (table_group(self.table_id), user_group(self.user.pk)):
+            with contextlib.suppress(Exception):
+                await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def send_state(self, *, at_least: int = -1, force: bool = False,
+                         since: int | None = None, snap: dict | None = None) -> None:
+        """Send this person's state at version ``at_least`` or newer, with every event since
+        the version this socket last had (or ``since``); never an older version than one
+        already sent, unless ``force`` (an answer to sync)."""
+        from apps.tables.state import Viewer, compose, events_since
+
+        async with self.lock:
+            if snap is None or snap["version"] < at_least:
+                snap = await hub().snapshot(self.table_id, self.code, at_least)
+            if snap is None:
+                return
+            version = snap["version"]
+            if version <= self.sent_version and not force:
+                return
+            viewer = Viewer(self.user.pk, self.language, self.observer)
+            base = self.sent_version if since is None else min(since, self.sent_version)
+            await self.send_json({"type": "state", "version": version,
+                                  "state": compose(snap, viewer),
+                                  "events": events_since(snap, base)})
+            self.sent_version = max(self.sent_version, version)
+
+    async def refused(self, err: Refusal) -> None:
+        if err.code == "stale":
+            # The client's picture is behind: the refusal is always followed by the state.
+            await self.send_state(force=True)
+
+    async def catch_up(self, version: int) -> None:
+        """The hub saw the table at a version this socket never got (a lost doorbell)."""
+        with contextlib.suppress(Exception):
+            await self.send_state(at_least=version)
+
+    async def table_changed(self, event: dict) -> None:
+        version = event.get("version", 0)
+        if version > self.sent_version:
+            try:
+                await self.send_state(at_least=version)
+            except Exception:  # Redis or the database away: the heartbeat will catch up
+                log.warning("could not send table %s v%s", self.table_id, version,
+                            exc_info=True)
+
+    async def user_notified(self, event: dict) -> None:
+        await self.send_json({"type": "notice", "event": event["event"]})
+
+    async def user_banned(self, event: dict) -> None:
+        await self.close(code=BANNED_CLOSE_CODE)
+
+    async def on_sync(self, msg: dict) -> None:
+        await self.send_state(force=True, since=-1)
+
+    async def on_ping(self, msg: dict) -> None:
+        await self.send_json({"type": "pong"})
+        known = msg.get("version")
+        if isinstance(known, int) and not isinstance(known, bool):
+            # The page says which version it shows: behind what Redis has, it gets the state
+            # (and the events it missed) now, even if every doorbell since was lost.
+            latest = await hub().latest_version(self.table_id, self.code)
+            if latest > known:
+                await self.send_state(at_least=latest, force=True, since=known)
+
+
+class TableConsumer(TableSocket):
+    handlers = {"sync": "on_sync", "play": "on_play", "pass": "on_pass", "host": "on_host",
+                "ping": "on_ping", "chat": "on_chat", "report": "on_report"}
+
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.sent_version = -1
         self.joined = False
-        if self.user is None or not self.user.is_authenticated:
-            # Accept first: a close before the handshake reaches a browser as a bare 403/1006,
-            # and the page must tell "sign in again" (4401) from a network drop.
-            await self.accept()
-            await self.close(code=4401)
+        # Accept first: a close before the handshake reaches a browser as a bare 403/1006, the
+        # page must tell "sign in again" (4401) from a network drop, and under load the
+        # handshake must not wait for the database.
+        await self.accept()
+        opened = await self._open()
+        if opened.close_code is not None:
+            await self.close(code=opened.close_code)
             return
-        if await self._call(_banned, self.user):
-            await self.accept()
-            await self.close(code=BANNED_CLOSE_CODE)
-            return
+        await self.start_table(opened.code, opened.version)
+
+    async def _open(self):
+        from apps.tables import services
+
+        user = self.user
+        if user is None or not user.is_authenticated:
+            return services.SocketOpened(4401, self.language or "")
+        node_id = await hub().node(self.scope)
         session = self.scope.get("session")
         known = list(session.get(KNOWN_TABLES_KEY, [])) if session is not None else []
-        if not await self._call(_table_visible, self.table_id, self.user, known):
-            await self.accept()
-            await self.close(code=4404)
-            return
-        self.language = await database_sync_to_async(_profile_language)(self.user)
-        await self.channel_layer.group_add(table_group(self.table_id), self.channel_name)
-        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
-        self.joined = True
-        await self.accept()
-        from apps.tables import services
+        opened = await db(services.open_socket, user=user, table_id=self.table_id,
+                          channel_name=self.channel_name, node_id=node_id, known_ids=known)
+        self.language = opened.language
+        return opened
 
-        await self._call(services.connect, user=self.user, table_id=self.table_id,
-                         channel_name=self.channel_name)
-        await self.send_state()
+    async def reconnect_presence(self) -> None:
+        """The process's lease was renewed under a new id: say again that this socket is
+        open."""
+        with contextlib.suppress(Exception):
+            await self._open()
 
-    async def disconnect(self, code: int) -> None:
+    async def cleanup(self) -> None:
         if not getattr(self, "joined", False):
             return
-        await self.channel_layer.group_discard(table_group(self.table_id), self.channel_name)
-        await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+        await super().cleanup()
         from apps.tables import services
 
-        await self._call(services.disconnect, channel_name=self.channel_name)
+        await db(services.disconnect, channel_name=self.channel_name)
 
     # -- from the client ---------------------------------------------------------------------
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
-        ref = None
-        try:
-            if text_data is None:
-                raise Refusal("bad_frame", _("Only text frames are accepted."))
-            if len(text_data) > MAX_FRAME or len(text_data.encode("utf-8", "replace")) > MAX_FRAME:
-                raise Refusal("too_large", _("That message is too large."))
-            try:
-                msg = json.loads(text_data)
-            except ValueError:
-                raise Refusal("malformed", _("That message is not valid JSON.")) from None
-            if not isinstance(msg, dict):
-                raise Refusal("malformed", _("A message is a JSON object."))
-            ref = msg.get("id") if isinstance(msg.get("id"), (str, int)) else None
-            kind = msg.get("type")
-            handler = {"sync": self.on_sync, "play": self.on_play, "pass": self.on_pass,
-                       "host": self.on_host, "ping": self.on_ping,
-                       "chat": self.on_chat, "report": self.on_report}.get(kind)
-            if handler is None:
-                raise Refusal("unknown", _("Unknown message type."))
-            await handler(msg)
-        except Refusal as err:
-            with translation.override(getattr(self, "language", None)):
-                message = str(err.message)
-            await self.send_json({"type": "error", "code": err.code, "message": message,
-                                  "id": ref})
-            if err.code == "stale":
-                # The client's picture is behind: always follow with the current state.
-                await self.send_state(force=True)
-
-    async def on_ping(self, msg: dict) -> None:
-        await self.send_json({"type": "pong"})
 
     async def on_chat(self, msg: dict) -> None:
         from apps.moderation import services as moderation
@@ -148,14 +283,11 @@ class TableConsumer(AsyncWebsocketConsumer):
         if not isinstance(kwargs["reason"], str) or not isinstance(kwargs["note"], str):
             raise Refusal("malformed", _("Choose a reason for the report."))
         try:
-            row = await self._call(moderation.report, user=self.user, table_id=self.table_id,
-                                   **kwargs)
+            row = await self.call(moderation.report, user=self.user, table_id=self.table_id,
+                                  **kwargs)
         except ServiceError as err:
             raise Refusal(err.code, err.message) from None
         await self.send_json({"type": "notice", "event": {"kind": "reported", "report": row.pk}})
-
-    async def on_sync(self, msg: dict) -> None:
-        await self.send_state(force=True)
 
     async def on_play(self, msg: dict) -> None:
         round_number, ply = _position(msg)
@@ -180,7 +312,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         from apps.tables import services
 
         action = msg.get("action")
-        if action not in HOST_ACTIONS:
+        if not isinstance(action, str) or action not in HOST_ACTIONS:
             raise Refusal("unknown", _("Unknown host action."))
         kwargs = {"user": self.user, "table_id": self.table_id}
         if action == "remove_bot":
@@ -198,82 +330,31 @@ class TableConsumer(AsyncWebsocketConsumer):
         from apps.tables.services import ServiceError
 
         try:
-            outcome = await self._call(fn, **kwargs)
+            outcome = await self.call(fn, **kwargs)
         except ServiceError as err:
             raise Refusal(err.code, err.message) from None
-        # Our own doorbell will also arrive (and be skipped as already sent); sending now keeps
-        # the mover's page snappy, with the events of the change.
-        await self.send_state(events=getattr(outcome, "events", None))
-
-    # -- from the table ----------------------------------------------------------------------
-
-    async def table_changed(self, event: dict) -> None:
-        if event.get("version", 0) > self.sent_version:
-            await self.send_state(events=event.get("events"))
-
-    async def user_notified(self, event: dict) -> None:
-        await self.send_json({"type": "notice", "event": event["event"]})
-
-    async def user_banned(self, event: dict) -> None:
-        await self.close(code=BANNED_CLOSE_CODE)
-
-    async def send_state(self, events: list | None = None, force: bool = False) -> None:
-        from apps.tables.selectors import table_state
-
-        state = await self._call(table_state, table_id=self.table_id, user=self.user)
-        if state["version"] <= self.sent_version and not force:
-            return
-        self.sent_version = max(self.sent_version, state["version"])
-        await self.send_json({"type": "state", "version": state["version"], "state": state,
-                              "events": events or []})
-
-    async def send_json(self, content: dict) -> None:
-        await self.send(text_data=json.dumps(content, separators=(",", ":")))
-
-    async def _call(self, fn, *args, **kwargs):
-        language = getattr(self, "language", None)
-
-        def run():
-            with translation.override(language):
-                return fn(*args, **kwargs)
-
-        return await database_sync_to_async(run)()
+        # The mover's page gets its state at once, from the snapshot the service built here;
+        # the doorbell that follows finds this socket already up to date.
+        snap = getattr(outcome, "snapshot", None)
+        hub().offer(self.table_id, snap)
+        await self.send_state(at_least=getattr(outcome, "version", -1), snap=snap)
 
 
 def _position(msg: dict) -> tuple[int, int]:
     round_number, ply = msg.get("round"), msg.get("ply")
     for value in (round_number, ply):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10_000:
             raise Refusal("malformed", _("A move says which round and move number it is for."))
     return round_number, ply
 
 
-def _banned(user) -> bool:
-    from apps.moderation.selectors import is_banned
-
-    return is_banned(user)
-
-
-def _table_visible(table_id: int, user, known: list) -> bool:
-    """Public tables, and invite-only ones for the host, the seated, the invited and whoever
-    opened the table's page with its code (kept in the session): table ids are guessable."""
-    from apps.tables.selectors import may_watch
-
-    return may_watch(table_id=table_id, user=user, known_ids=known)
-
-
-def _profile_language(user) -> str:
-    from django.conf import settings
-
-    lang = _language_of(user)
-    return lang if lang in dict(settings.LANGUAGES) else settings.LANGUAGE_CODE
-
-
-class MeConsumer(AsyncWebsocketConsumer):
+class MeConsumer(SafeConsumer):
     """``ws/me/``: the home page's live notices (invitations) for the signed-in person.
 
     It listens to the person's group only and accepts nothing but ``ping``.
     """
+
+    handlers = {"ping": "on_ping"}
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -285,24 +366,15 @@ class MeConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         self.joined = True
 
-    async def disconnect(self, code: int) -> None:
+    async def cleanup(self) -> None:
         if self.joined:
-            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
-        if text_data is not None and len(text_data) <= MAX_FRAME:
-            try:
-                msg = json.loads(text_data)
-            except ValueError:
-                msg = None
-            if isinstance(msg, dict) and msg.get("type") == "ping":
-                await self.send(text_data='{"type":"pong"}')
-                return
-        await self.send(text_data=json.dumps({"type": "error", "code": "unknown",
-                                              "message": "", "id": None}))
+            self.joined = False
+            with contextlib.suppress(Exception):
+                await self.channel_layer.group_discard(user_group(self.user.pk),
+                                                       self.channel_name)
 
     async def user_notified(self, event: dict) -> None:
-        await self.send(text_data=json.dumps({"type": "notice", "event": event["event"]}))
+        await self.send_json({"type": "notice", "event": event["event"]})
 
     async def user_banned(self, event: dict) -> None:
         await self.close(code=BANNED_CLOSE_CODE)

@@ -1,19 +1,24 @@
-"""The one way sync code (services after commit, Celery tasks) rings a group's doorbell.
+"""The one way sync code (services after commit, Celery tasks) reaches the sockets.
 
-A doorbell carries only the table's version and public events; each socket then reads its own
-seat's state from the database, so no hidden tile ever travels through the channel layer.
+:func:`publish_state` stores a table's new snapshot (``apps.realtime.snapshots``) and then rings
+the table's doorbell: a message carrying only the version, so no hidden tile travels through
+the channel layer, and each socket composes its own frame from the snapshot.
 
-Each call builds a short-lived layer and closes its pools before returning: a shared layer's
-connections are bound to the event loop that opened them, and ``async_to_sync`` from a Celery
-worker makes a new loop per call ("Event loop is closed", channels_redis #332).
+The layer is channels-redis's pub/sub layer (``config.env.channel_layers``). Sync code does not
+build an async layer per call (a layer's connections belong to the event loop that opened them,
+and ``async_to_sync`` from a Celery worker makes a new loop each time: "Event loop is closed",
+channels_redis #332); it publishes the layer's own message format on the group's channel with
+the process's synchronous Redis client. ``tests/realtime/test_notify.py`` checks that what it
+publishes reaches a real consumer, so a change in channels-redis's format cannot go unnoticed.
 """
 
 from __future__ import annotations
 
 import logging
 
-from asgiref.sync import async_to_sync
-from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers
+from django.conf import settings
+
+from . import snapshots
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +31,14 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def table_changed(table_id: int, version: int, events: list[dict]) -> None:
-    send_to_group(table_group(table_id),
-                  {"type": "table.changed", "version": version, "events": events})
+def publish_state(table_id: int, snapshot: dict) -> None:
+    """After a commit: keep the version's snapshot, then ring the table's doorbell."""
+    snapshots.store(table_id, snapshot)
+    table_changed(table_id, snapshot["version"])
+
+
+def table_changed(table_id: int, version: int) -> None:
+    send_to_group(table_group(table_id), {"type": "table.changed", "version": version})
 
 
 def user_notified(user_id: int, event: dict) -> None:
@@ -36,17 +46,34 @@ def user_notified(user_id: int, event: dict) -> None:
 
 
 def send_to_group(group: str, message: dict) -> None:
+    """Publish ``message`` to every socket in ``group``, at most once; never raises (the
+    layer is a doorbell: a socket that misses one is brought up to date by the next, by its
+    client's ping, or by its web process's heartbeat)."""
     try:
-        async_to_sync(_send_and_close)(group, message)
-    except Exception:  # the layer is a doorbell: clients resync on a version gap
-        log.exception("could not ring %s", group)
+        snapshots.client().publish(_group_channel(group), _serializer().serialize(message))
+    except Exception:
+        log.warning("could not ring %s", group, exc_info=True)
 
 
-async def _send_and_close(group: str, message: dict) -> None:
-    layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
-    try:
-        await layer.group_send(group, message)
-    finally:
-        close = getattr(layer, "close_pools", None)
-        if close is not None:
-            await close()
+def _layer_config() -> dict:
+    return settings.CHANNEL_LAYERS["default"].get("CONFIG", {})
+
+
+_serializer_cache = None
+
+
+def _serializer():
+    global _serializer_cache
+    if _serializer_cache is None:
+        from channels_redis.serializers import registry
+
+        config = _layer_config()
+        _serializer_cache = registry.get_serializer(
+            config.get("serializer_format", "msgpack"),
+            symmetric_encryption_keys=config.get("symmetric_encryption_keys"))
+    return _serializer_cache
+
+
+def _group_channel(group: str) -> str:
+    # channels_redis.pubsub.RedisPubSubLoopLayer._get_group_channel_name
+    return f"{_layer_config().get('prefix', 'asgi')}__group__{group}"

@@ -195,6 +195,38 @@ class Round:
             rnd.forced = frozenset(parse_tile(m["play"])[0] for m in view["legal"])
         return rnd
 
+    # -- saving and restoring ------------------------------------------------------------
+
+    #: Every slot but ``rules`` is plain data: a position saves as JSON and comes back whole.
+    _STATE_SLOTS = tuple(s for s in __slots__ if s != "rules")
+
+    def to_state(self) -> dict:
+        """The whole position as JSON-ready data (it holds hidden tiles: server side only)."""
+        out = {name: getattr(self, name) for name in self._STATE_SLOTS}
+        # Copies, so that playing on never changes a position already handed out.
+        for name, value in out.items():
+            if isinstance(value, list):
+                out[name] = value[:]
+        out["hands"] = [h[:] for h in self.hands]
+        out["forced"] = None if self.forced is None else sorted(self.forced)
+        out["result"] = None if self.result is None else list(self.result)
+        return out
+
+    @classmethod
+    def from_state(cls, rules: Rules, state: dict) -> Round:
+        """The inverse of :meth:`to_state`: the same position, ready to play on."""
+        new = cls.__new__(cls)
+        new.rules = rules
+        for name in cls._STATE_SLOTS:
+            setattr(new, name, state[name])
+        new.forced = None if state["forced"] is None else frozenset(state["forced"])
+        new.result = None if state["result"] is None else RoundResult(
+            state["result"][0], state["result"][1], state["result"][2],
+            tuple(state["result"][3]), state["result"][4])
+        new.history = [tuple(h) for h in state["history"]]
+        new.draws = [tuple(d) for d in state["draws"]]
+        return new
+
     # -- changing ------------------------------------------------------------------------
 
     def copy(self) -> Round:
@@ -472,6 +504,35 @@ class Match:
         self.over = False
         self.winner: int | None = None
         self.game_over_pending = False  # the next round starts a new game of the series
+
+    def to_state(self) -> dict:
+        """The match as JSON-ready data: totals, games, and the last round's whole position.
+
+        Earlier rounds are history (their moves keep them) and are not saved; a restored match
+        knows how many there were.
+        """
+        return {
+            "totals": list(self.totals), "games": list(self.games), "over": self.over,
+            "winner": self.winner, "game_over_pending": self.game_over_pending,
+            "rounds": len(self.rounds),
+            "last": self.rounds[-1].to_state() if self.rounds else None,
+        }
+
+    @classmethod
+    def from_state(cls, rules: Rules, state: dict) -> Match:
+        """A match that plays on from a saved position as if it had been replayed.
+
+        Only the last round is a :class:`Round`; the earlier entries of ``rounds`` are None,
+        since nothing but the last round (its result, its opener) decides what comes next.
+        """
+        new = cls(rules)
+        new.totals, new.games = list(state["totals"]), list(state["games"])
+        new.over, new.winner = state["over"], state["winner"]
+        new.game_over_pending = state["game_over_pending"]
+        if state["last"] is not None:
+            new.rounds = [None] * (state["rounds"] - 1)
+            new.rounds.append(Round.from_state(rules, state["last"]))
+        return new
 
     @property
     def current(self) -> Round | None:

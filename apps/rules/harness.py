@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
+from datetime import datetime
 
 from .engine import END_NAMES, Match, legal_dict
 from .errors import RuleError
@@ -19,7 +20,9 @@ from .view import draws_list, passed_on, seat_view, side_dict
 
 RECORD_KEYS = {"rules", "players", "rounds"}
 ROUND_KEYS = {"hands", "boneyard", "opener", "moves"}
-MOVE_KEYS = {"seat", "play", "end", "pass"}
+MOVE_KEYS = {"seat", "play", "end", "pass", "at", "by"}
+#: Who made a move (``by``): it describes the move and changes nothing in the rules.
+MOVE_BY = ("player", "table", "bot")
 MOVE_CODES = {"not_your_turn", "illegal_move", "end_required", "must_play", "must_open_with",
               "round_over"}
 
@@ -89,6 +92,7 @@ def _apply_move(match: Match, raw: object, k: int, i: int) -> None:
     seat = raw.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < match.rules.players:
         raise _bad(f"round {k}, move {i}: {seat!r} is not a seat", k, i)
+    _check_description(raw, k, i)
     is_pass = "pass" in raw
     if is_pass == ("play" in raw):
         raise _bad(f"round {k}, move {i}: a move is either a play or a pass", k, i)
@@ -113,6 +117,21 @@ def _apply_move(match: Match, raw: object, k: int, i: int) -> None:
             err.message = f"round {k + 1}, move {i + 1}: {err.message}"
         raise
     match.play(tile, end_i, written=raw)
+
+
+def _check_description(raw: Mapping, k: int, i: int) -> None:
+    """``at`` is an ISO 8601 time with its offset; ``by`` one of :data:`MOVE_BY`."""
+    if "by" in raw and raw["by"] not in MOVE_BY:
+        raise _bad(f"round {k}, move {i}: by {raw['by']!r} is not player, table or bot", k, i)
+    if "at" in raw:
+        at = raw["at"]
+        try:
+            moment = datetime.fromisoformat(at) if isinstance(at, str) else None
+        except ValueError:
+            moment = None
+        if moment is None or moment.utcoffset() is None:
+            raise _bad(f"round {k}, move {i}: at {at!r} is not an ISO 8601 time with an offset",
+                       k, i)
 
 
 def load(record: object) -> Match:

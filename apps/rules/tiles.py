@@ -32,10 +32,12 @@ _TILE_RE = re.compile(r"^\s*([0-6])\s*-\s*([0-6])\s*$")
 def parse_tile(text: object) -> tuple[int, int, int]:
     """Read "a-b" (either order) and return (tile id, first half as written, second half)."""
     if not isinstance(text, str):
-        raise RuleError("bad_record", f"{text!r} is not a tile; tiles are written like \"6-3\"")
+        raise RuleError("bad_record", f"{text!r} is not a tile; tiles are written like \"6-3\"",
+                        key="not_a_tile", tile=str(text)[:12])
     m = _TILE_RE.match(text)
     if not m:
-        raise RuleError("bad_record", f"{text!r} is not a tile of a double-six set")
+        raise RuleError("bad_record", f"{text!r} is not a tile of a double-six set",
+                        key="not_a_tile", tile=text[:12])
     a, b = int(m.group(1)), int(m.group(2))
     return TILE_ID[(a, b)], a, b
 

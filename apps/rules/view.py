@@ -22,15 +22,25 @@ def passed_on(rnd: Round) -> dict[str, list[int]]:
 
 def seat_view(match: Match, seat: int) -> dict:
     """The view of ``seat`` on the last round of ``match``: the only thing a client is given."""
+    view = public_view(match)
+    view.update(private_part(match, seat))
+    return view
+
+
+def public_view(match: Match) -> dict:
+    """What anyone at the table may see of the last round: a view with no hand in it.
+
+    ``seat`` is None, ``hand`` and ``legal`` are empty; a seat's view is this plus
+    :func:`private_part`, so a site can build it once for every seat and watcher.
+    """
     rnd = match.rounds[-1]
     over = rnd.result is not None
-    mine = rnd.turn == seat
     return {
-        "seat": seat,
+        "seat": None,
         "players": match.rules.players,
         "rules": match.rules.options(),
         "round": len(match.rounds) - 1,
-        "hand": [NAMES[t] for t in rnd.hands[seat]],
+        "hand": [],
         "turn": rnd.turn,
         "ends": rnd.open_ends(),
         "moves": [dict(m) for m in rnd.public_moves],
@@ -40,6 +50,16 @@ def seat_view(match: Match, seat: int) -> dict:
         "passed_on": passed_on(rnd),
         "fives": list(rnd.fives),
         "scores": match.scores(),
-        "legal": [legal_dict(t, e) for t, e in rnd.legal()] if mine else [],
+        "legal": [],
         "revealed": [[NAMES[t] for t in h] for h in rnd.hands] if over else None,
+    }
+
+
+def private_part(match: Match, seat: int) -> dict:
+    """What only ``seat`` may know: its hand, and its legal moves when it is its turn."""
+    rnd = match.rounds[-1]
+    return {
+        "seat": seat,
+        "hand": [NAMES[t] for t in rnd.hands[seat]],
+        "legal": [legal_dict(t, e) for t, e in rnd.legal()] if rnd.turn == seat else [],
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 
 from apps.rules import harness
@@ -16,7 +18,18 @@ _deal_source = random.SystemRandom()
 
 
 def rules_for(table: Table) -> Rules:
-    return make_rules({"preset": table.preset, **table.options}, table.players)
+    return _rules(json.dumps({"preset": table.preset, **table.options}, sort_keys=True),
+                  table.players)
+
+
+def match_rules(match: Match) -> Rules:
+    return _rules(json.dumps(match.rules, sort_keys=True), match.players)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules(options: str, players: int) -> Rules:
+    # A table's rules are checked once per process, not on every move.
+    return make_rules(json.loads(options), players)
 
 
 def record_of(match: Match) -> dict:
@@ -33,8 +46,38 @@ def record_of(match: Match) -> dict:
 
 
 def load(match: Match) -> EngineMatch:
-    """Rebuild the engine's match from the stored deals and moves (the moves are the truth)."""
+    """Rebuild the engine's match from the stored deals and moves (the moves are the truth).
+
+    Replays every round: for checking and repair. Play goes through :func:`restore`.
+    """
     return harness.load(record_of(match))
+
+
+def restore(match: Match) -> EngineMatch:
+    """The engine's match where its last stored move left it, from ``Match.position``.
+
+    A match without a saved position (none should be left: migration 0005 gave every old match
+    one) is replayed once and its position saved.
+    """
+    if match.position is None:
+        engine = load(match)
+        last = match.rounds.filter(voided=False).order_by("-number").first()
+        if last is not None:
+            save_position(match, engine, last.pk)
+        return engine
+    return EngineMatch.from_state(match_rules(match), match.position["engine"])
+
+
+def round_id(match: Match) -> int:
+    """The id of the round the saved position is in."""
+    return match.position["round_id"]
+
+
+def save_position(match: Match, engine: EngineMatch, rnd_id: int) -> None:
+    """Keep the engine's position beside the moves; call it in the transaction that wrote
+    them."""
+    match.position = {"round_id": rnd_id, "engine": engine.to_state()}
+    Match.objects.filter(pk=match.pk).update(position=match.position)
 
 
 def deal_round(match: Match, engine: EngineMatch, seat_users: list[int | None]) -> Round:
@@ -50,7 +93,6 @@ def deal_round(match: Match, engine: EngineMatch, seat_users: list[int | None]) 
         opener=rnd.opener,
         seat_users=seat_users,
     )
-
 
 
 def bot_rng() -> random.Random:

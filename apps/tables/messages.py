@@ -16,6 +16,7 @@ def _templates() -> dict[str, str]:
         "not_your_turn": _("It is not your turn."),
         "round_over": _("This round is already over."),
         "not_in_hand": _("You do not hold %(tile)s."),
+        "not_a_tile": _("“%(tile)s” is not a domino tile: tiles are written like 6-3."),
         "must_open_with": _("This round must open with %(need)s."),
         "wrong_end": _("%(tile)s does not fit that end."),
         "fits_no_end": _("%(tile)s fits neither end (%(ends)s)."),

@@ -1,17 +1,22 @@
 """Tables, seats, matches, rounds and moves: what the club keeps of every game.
 
-The moves are the truth: a round's state is rebuilt by replaying its deal and moves through the
-rules engine (``apps.tables.game``). Scores kept on :class:`Match` and results on :class:`Round`
-are caches written by the same service call that writes the move.
+The moves are the truth: replaying a round's deal and moves through the rules engine
+(``apps.tables.game.load``) gives its state. What a move must not wait for is kept beside them
+and written by the same service call, in the same transaction, as the move: the engine's
+position after the last move (:attr:`Match.position`), the scores on :class:`Match`, the results
+on :class:`Round`. ``tests/tables/test_positions.py`` rebuilds every table from its moves and
+compares.
 """
 
 from __future__ import annotations
 
 import secrets
+from datetime import UTC
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from apps.rules.presets import PRESETS
@@ -140,6 +145,10 @@ class Match(models.Model):
     winner = models.PositiveSmallIntegerField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    #: The engine's position after the last stored move (``EngineMatch.to_state()``) and the
+    #: id of the round it is in: a move plays on from here instead of replaying the round.
+    #: It holds hidden tiles, like Round.hands: it never leaves the server.
+    position = models.JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["table", "number"],
@@ -186,7 +195,8 @@ class Move(models.Model):
     by = models.CharField(max_length=10, choices=By.choices, default=By.PLAYER)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                              on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
+    #: The record's ``at``: set by the service to the time it also gives the engine.
+    created_at = models.DateTimeField(default=timezone.now)
     #: For a move the table made by itself: the deadline it acted on (lateness = created - due).
     due_at = models.DateTimeField(null=True, blank=True)
 
@@ -198,12 +208,21 @@ class Move(models.Model):
         return f"{self.round} move {self.ply + 1}"
 
     def as_record(self) -> dict:
+        """The move as the harness writes it, with when (``at``) and by whom (``by``)."""
         if self.is_pass:
-            return {"seat": self.seat, "pass": True}
-        out = {"seat": self.seat, "play": self.tile}
-        if self.end:
-            out["end"] = self.end
+            out: dict = {"seat": self.seat, "pass": True}
+        else:
+            out = {"seat": self.seat, "play": self.tile}
+            if self.end:
+                out["end"] = self.end
+        out["at"] = record_time(self.created_at)
+        out["by"] = self.by
         return out
+
+
+def record_time(moment) -> str:
+    """A record's ``at``: ISO 8601 in UTC with milliseconds and the offset."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
 class Invitation(models.Model):
@@ -223,6 +242,44 @@ class Invitation(models.Model):
         return f"{self.invitee} to {self.table}"
 
 
+class TableEvent(models.Model):
+    """What changed at a version of a table, for the sockets that must show it.
+
+    Written in the transaction that bumps the version, so no event is lost with a doorbell; a
+    table's state carries the last few (``apps.tables.state.LOG_LENGTH``).
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")
+    version = models.PositiveIntegerField()
+    events = models.JSONField(default=list)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["table", "version"],
+                                               name="event_unique_version")]
+
+    def __str__(self) -> str:
+        return f"{self.table} v{self.version}"
+
+
+class WebNode(models.Model):
+    """One run of one web process, holding sockets: its lease on their presence.
+
+    The process renews ``seen_at`` every few seconds (``apps.realtime.hub``); when it stops
+    (killed, crashed, its machine gone) the beat sweep finds the lease expired and ends the
+    presence of every socket it held. ``name`` is the process's place (host and port), the same
+    across restarts, so a process that starts again ends what its earlier run left at once.
+    """
+
+    boot = models.CharField(max_length=64, unique=True)
+    name = models.CharField(max_length=200, db_index=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    seen_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.boot[:8]})"
+
+
 class Connection(models.Model):
     """One open table socket: a player is connected while any of theirs exists."""
 
@@ -230,6 +287,9 @@ class Connection(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                              related_name="+")
     channel_name = models.CharField(max_length=200, unique=True)
+    #: The web process holding the socket; None for connections made outside a socket.
+    node = models.ForeignKey(WebNode, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="connections")
     opened_at = models.DateTimeField(auto_now_add=True)
     last_seen = models.DateTimeField(auto_now=True)
 

@@ -13,11 +13,19 @@ log = logging.getLogger(__name__)
 
 
 def schedule_deadline(table_id: int, position: tuple[int, int] | None,
-                      deadline: datetime) -> None:
+                      deadline: datetime, *, actor: str | None = None) -> None:
+    """``actor`` "bot" is a slow bot's turn: its timer goes to the ``bots`` queue and thinks
+    before it locks the table (``services.act_on_deadline``)."""
     from .tasks import turn_due
 
     round_number, ply = position if position is not None else (None, None)
+    bot = actor == "bot"
     try:
-        turn_due.apply_async((table_id, round_number, ply), eta=deadline)
+        turn_due.apply_async((table_id, round_number, ply, bot), eta=deadline,
+                             queue=BOTS_QUEUE if bot else None)
     except Exception:  # the broker is down: the sweep will act when it is back
         log.exception("could not schedule the deadline of table %s", table_id)
+
+
+#: The Celery queue of slow bots' turns (workers consume it with the default queue).
+BOTS_QUEUE = "bots"

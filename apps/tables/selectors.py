@@ -2,187 +2,45 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import Count, Q
-from django.utils import timezone
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils import translation
 
-from apps.rules.engine import Match as EngineMatch
-from apps.rules.view import seat_view
-
-from . import game
-from .models import Connection, Invitation, Table
+from . import game, state
+from .models import Invitation, Table
+from .state import display_name, number_words  # noqa: F401  (pages use them from here)
 
 
-def number_words() -> list[str]:
-    return [_("blank"), _("one"), _("two"), _("three"), _("four"), _("five"), _("six")]
+def table_state(*, table_id: int, user, observer: bool = False) -> dict:
+    """Everything one person's page shows (``apps.tables.state``): the stored snapshot when it
+    is current, else one built from the database, composed for this person."""
+    snap = current_snapshot(table_id)
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    return state.compose(snap, state.Viewer(user_id, language, observer))
 
 
-def display_name(user) -> str:
-    profile = getattr(user, "profile", None)
-    return getattr(profile, "display_name", "") or user.get_username()
+def current_snapshot(table_id: int) -> dict:
+    """The snapshot of the table's version in the database: from Redis when it is there and
+    not older, else built now (and stored for the next reader)."""
+    from apps.realtime import snapshots
 
-
-def avatar_of(user) -> str:
-    profile = getattr(user, "profile", None)
-    return getattr(profile, "avatar", "") or ""
-
-
-def public_view(engine: EngineMatch) -> dict:
-    """What anyone may see of the round: the table without any hand."""
-    view = seat_view(engine, 0)
-    view.update(seat=None, hand=[], legal=[])
-    return view
-
-
-def seats_of(table: Table) -> list[dict]:
-    connected = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
-    out = []
-    for seat in table.seats.select_related("user").order_by("index"):
-        user = seat.user
-        out.append({
-            "index": seat.index,
-            "name": display_name(user) if user else (_("Bot") if seat.is_bot else ""),
-            "avatar": avatar_of(user) if user else ("bot" if seat.is_bot else ""),
-            "bot": seat.is_bot,
-            "empty": seat.empty,
-            "connected": seat.is_bot or (user is not None and user.pk in connected),
-            "team": seat.index % 2 if table.players == 4 and table.preset in
-            ("partners", "partners-66", "pairs-series", "tranca") else None,
-        })
-    return out
-
-
-def side_name(rules, side: int | None, seats: list[dict]) -> str:
-    if side is None:
-        return ""
-    if rules.partners:
-        return _("%(a)s and %(b)s") % {"a": seats[side]["name"], "b": seats[side + 2]["name"]}
-    return seats[side]["name"]
-
-
-def describe_result(engine: EngineMatch, k: int, seats: list[dict]) -> str:
-    """Who won the round and why, in one sentence of the active language."""
-    rnd = engine.rounds[k]
-    res = rnd.result
-    rules = engine.rules
-    winner = side_name(rules, res.winner, seats)
-    points = ngettext("%(n)s point", "%(n)s points", res.points) % {"n": res.points}
-    if res.reason == "domino":
-        return _("%(name)s played their last tile: %(winner)s score %(points)s.") % {
-            "name": seats[rnd.last_placer]["name"], "winner": winner, "points": points}
-    if rules.partners:
-        pips = [res.pips[0] + res.pips[2], res.pips[1] + res.pips[3]]
-    else:
-        pips = list(res.pips)
-    if not res.tie:
-        return _("The round is blocked: %(winner)s hold the fewest pips (%(pips)s) and score "
-                 "%(points)s.") % {"winner": winner, "pips": pips[res.winner], "points": points}
-    low = min(pips)
-    rule = rules.blocked_tie
-    if rule == "closer_wins":
-        why = _("the team that placed the last tile wins the tie")
-    elif rule == "closer_loses":
-        why = _("the side that placed the last tile loses the tie")
-    elif rule == "opener_loses":
-        why = _("the pair that opened the round loses the tie")
-    elif rule == "replay":
-        return _("The round is blocked with %(pips)s pips on each side: nobody scores and the "
-                 "same player opens again.") % {"pips": low}
-    else:
-        return _("The round is blocked with a tie at %(pips)s pips: nobody scores.") % {
-            "pips": low}
-    return _("The round is blocked with %(pips)s pips on each side: %(why)s, so %(winner)s "
-             "score %(points)s.") % {"pips": low, "why": why, "winner": winner,
-                                     "points": points}
-
-
-def passed_words(numbers: list[int]) -> str:
-    words = number_words()
-    names = [words[v] for v in numbers]
-    if len(names) == 1:
-        return _("passed on %(a)s") % {"a": names[0]}
-    return _("passed on %(list)s and %(last)s") % {"list": ", ".join(names[:-1]),
-                                                    "last": names[-1]}
-
-
-def _ms(moment) -> int | None:
-    return None if moment is None else int(moment.timestamp() * 1000)
-
-
-def clock_of(table: Table, turn_seconds) -> dict:
-    """The turn clock from the server's own deadline, so a reload never restarts it."""
-    now = timezone.now()
-    left = None
-    if table.paused and table.paused_at and table.turn_started_at and turn_seconds:
-        left = max(0, int((table.turn_started_at.timestamp() + turn_seconds
-                           - table.paused_at.timestamp()) * 1000))
-    return {
-        "now": _ms(now),
-        "started": _ms(table.turn_started_at),
-        "deadline": _ms(table.turn_deadline),
-        "turn_seconds": turn_seconds,
-        "paused_left_ms": left,
-    }
-
-
-def table_state(*, table_id: int, user) -> dict:
-    """Everything one person's page shows, built from the database and the engine."""
-    table = Table.objects.select_related("host", "paused_by").get(pk=table_id)
-    seats = seats_of(table)
-    you = None
-    if user is not None and user.is_authenticated:
-        you = next((s.index for s in table.seats.filter(user=user)), None)
-    rules = game.rules_for(table)
-    state: dict = {
-        "version": table.version,
-        "table": {
-            "id": table.pk, "code": table.code, "name": table.name, "preset": table.preset,
-            "preset_name": table.get_preset_display(), "players": table.players,
-            "target": rules.target, "options": rules.options(), "public": table.public,
-            "state": table.state, "paused": table.paused,
-            "paused_by": display_name(table.paused_by) if table.paused_by else None,
-            "host": display_name(table.host), "allow_bots": table.allow_bots,
-        },
-        "seats": seats,
-        "you": {"seat": you, "host": user is not None and table.host_id == getattr(
-            user, "pk", None)},
-        "match": None,
-        "view": None,
-        "result": None,
-    }
-    state["clock"] = clock_of(table, rules.turn_seconds)
-    from apps.moderation.selectors import table_extras
-
-    table_extras(state, table, user)  # chat, why it closed, your mute
-    match = table.current_match
-    if match is None:
-        return state
-    engine = game.load(match)
-    state["match"] = {
-        "number": match.number, "scores": engine.scores(), "games": list(engine.games),
-        "over": engine.over, "winner": engine.winner, "round": len(engine.rounds) - 1,
-        "best_of": engine.rules.best_of,
-    }
-    if not engine.rounds:
-        return state
-    view = seat_view(engine, you) if you is not None else public_view(engine)
-    state["view"] = view
-    state["passed"] = {seat: passed_words(nums) for seat, nums in view["passed_on"].items()}
-    last = engine.rounds[-1]
-    if last.result is not None:
-        res = last.result
-        state["result"] = {
-            "reason": res.reason, "winner": res.winner, "tie": res.tie,
-            "pips": list(res.pips), "points": res.points,
-            "sentence": describe_result(engine, len(engine.rounds) - 1, seats),
-        }
-    return state
+    row = Table.objects.filter(pk=table_id).values_list("version", "code").first()
+    if row is None:
+        raise Table.DoesNotExist(table_id)
+    version, code = row
+    snap = snapshots.load(table_id, code)
+    if snap is None or snap["version"] < version:
+        snap = state.build_latest(table_id)
+        snapshots.store(table_id, snap)
+    return snap
 
 
 def lobby_tables() -> list[Table]:
     return list(
-        Table.objects.filter(public=True, hidden=False, state=Table.State.WAITING)
+        # A table nobody holds open (its last person left the page) leaves the lobby at once.
+        Table.objects.filter(public=True, hidden=False, state=Table.State.WAITING,
+                             empty_since__isnull=True)
         .annotate(free=Count("seats", filter=Q(seats__user__isnull=True,
                                                 seats__is_bot=False)))
         .filter(free__gt=0).select_related("host").order_by("-created_at")[:100]
@@ -221,6 +79,14 @@ def may_download(table: Table, user) -> bool:
     if user is None or not user.is_authenticated:
         return False
     return table.host_id == user.pk or table.seats.filter(user=user).exists()
+
+
+def has_finished_round(table: Table) -> bool:
+    """Whether the table's record download has anything in it yet."""
+    from .models import Round
+
+    return Round.objects.filter(match__table=table, voided=False,
+                                finished_at__isnull=False).exists()
 
 
 def finished_record(table: Table, number: int | None = None) -> dict | None:

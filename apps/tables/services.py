@@ -2,9 +2,13 @@
 
 Every function here takes the table's row lock, checks the caller's right to act (and, for a
 move, the round and ply it was sent for), changes the rows, bumps the table's version with a
-conditional UPDATE, and only after the commit rings the table's doorbell on the channel layer.
-So a move sent twice, from two tabs, or racing a timer is applied once; the other call gets
+conditional UPDATE, writes the version's events and builds its snapshot (``apps.tables.state``),
+and only after the commit stores the snapshot and rings the table's doorbell. So a move sent
+twice, from two tabs, or racing a timer is applied once; the other call gets
 :class:`StaleMove` ("the table has moved on").
+
+A move plays on from the engine's saved position (``Match.position``, saved in the same
+transaction as the move): nothing here replays a round.
 """
 
 from __future__ import annotations
@@ -23,9 +27,19 @@ from apps.rules.errors import RuleError
 from apps.rules.presets import make_rules
 from apps.rules.tiles import parse_tile
 
-from . import game
+from . import game, state
 from .messages import rule_message
-from .models import Connection, Invitation, Match, Move, Round, Seat, Table
+from .models import (
+    Connection,
+    Invitation,
+    Match,
+    Move,
+    Round,
+    Seat,
+    Table,
+    TableEvent,
+    record_time,
+)
 
 User = get_user_model()
 
@@ -55,15 +69,46 @@ class Outcome:
     #: When the table acts next by itself, and for which position (round, ply).
     deadline: datetime | None = None
     position: tuple[int, int] | None = None
+    #: The state of this version (``apps.tables.state``): server side only.
+    snapshot: dict | None = field(default=None, repr=False)
+    #: Who is to play next by itself: "bot" or "table" (the Celery queue its timer goes to).
+    actor: str | None = None
 
 
-#: A disconnected person's grace on their turn: with a turn time, and without one.
+#: A disconnected person's grace on their turn: with a turn time, and without one
+#: (tables.md: 5 s and 30 s; settings only so that end-to-end tests need not wait minutes).
 GRACE_TIMED = timedelta(seconds=5)
 GRACE_UNTIMED = timedelta(seconds=30)
 #: Away this long, a bot stands in for the rest of the round.
 AWAY_LIMIT = timedelta(minutes=2)
 #: Nobody connected this long, the table closes.
 EMPTY_LIMIT = timedelta(minutes=2)
+
+
+def _limit(name: str, default: timedelta) -> timedelta:
+    from django.conf import settings
+
+    seconds = getattr(settings, name, None)
+    return default if seconds is None else timedelta(seconds=seconds)
+
+
+def _grace_timed() -> timedelta:
+    return _limit("PRESENCE_GRACE_TIMED_SECONDS", GRACE_TIMED)
+
+
+def _grace_untimed() -> timedelta:
+    return _limit("PRESENCE_GRACE_UNTIMED_SECONDS", GRACE_UNTIMED)
+
+
+def _away_limit() -> timedelta:
+    return _limit("PRESENCE_AWAY_LIMIT_SECONDS", AWAY_LIMIT)
+
+
+def _empty_limit() -> timedelta:
+    return _limit("PRESENCE_EMPTY_LIMIT_SECONDS", EMPTY_LIMIT)
+#: Bots whose search takes tens of milliseconds or more: they think before the row lock is
+#: taken, on a Celery queue of their own, so a search never delays another table's deadline.
+SLOW_BOT_LEVELS = frozenset({"expert", "master"})
 #: Timers fire a hair early at most; a deadline this close counts as due.
 DUE_TOLERANCE = timedelta(milliseconds=50)
 
@@ -72,17 +117,27 @@ DUE_TOLERANCE = timedelta(milliseconds=50)
 
 def _locked(table_id: int) -> Table:
     try:
-        return Table.objects.select_for_update().get(pk=table_id)
+        # The host's and pauser's names go into the snapshot: read them with the row.
+        return (Table.objects.select_for_update(of=("self",))
+                .select_related("host__profile", "paused_by__profile").get(pk=table_id))
     except Table.DoesNotExist:
         raise ServiceError(_("This table does not exist."), code="no_table") from None
 
 
 def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
-          new_turn: bool = False, now: datetime | None = None) -> Outcome:
-    """Arm the clock, then advance the version with a conditional UPDATE (SQLite ignores
-    FOR UPDATE, a WHERE on the version it does not)."""
+          match: Match | None = None, moved: bool = False, new_turn: bool = False,
+          now: datetime | None = None) -> Outcome:
+    """Arm the clock, advance the version with a conditional UPDATE (SQLite ignores FOR UPDATE,
+    a WHERE on the version it does not), write the version's events, keep the engine's position
+    when the match ``moved``, and build the version's snapshot; store and ring after commit."""
     now = now or timezone.now()
-    position = _arm_clock(table, engine, new_turn=new_turn, now=now)
+    seats = list(Seat.objects.filter(table=table).select_related("user__profile")
+                 .order_by("index"))
+    connected = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
+    if engine is None and table.state == Table.State.PLAYING:
+        match = table.current_match
+        engine = game.restore(match)
+    position, actor = _arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
     old = table.version
     rows = Table.objects.filter(pk=table.pk, version=old).update(
         version=old + 1, updated_at=now, turn_started_at=table.turn_started_at,
@@ -90,23 +145,30 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     if rows != 1:
         raise StaleMove()
     table.version = old + 1
-    outcome = Outcome(table.pk, table.version, events, table.turn_deadline, position)
+    TableEvent.objects.create(table=table, version=table.version, events=events, created_at=now)
+    if moved:
+        game.save_position(match, engine, game.round_id(match))
+    snapshot = state.build(table, engine=engine, match=match, seats=seats, connected=connected)
+    outcome = Outcome(table.pk, table.version, events, table.turn_deadline, position, snapshot,
+                      actor)
     transaction.on_commit(lambda: _ring(outcome))
     return outcome
 
 
 def _ring(outcome: Outcome) -> None:
-    from apps.realtime.notify import table_changed
+    from apps.realtime.notify import publish_state
 
     from .scheduling import schedule_deadline
 
-    table_changed(outcome.table_id, outcome.version, outcome.events)
+    publish_state(outcome.table_id, outcome.snapshot)
     if outcome.deadline is not None:
-        schedule_deadline(outcome.table_id, outcome.position, outcome.deadline)
+        schedule_deadline(outcome.table_id, outcome.position, outcome.deadline,
+                          actor=outcome.actor)
 
 
-def _arm_clock(table: Table, engine: EngineMatch | None, *, new_turn: bool,
-               now: datetime) -> tuple[int, int] | None:
+def _arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
+               connected: set[int], *, new_turn: bool,
+               now: datetime) -> tuple[tuple[int, int] | None, str | None]:
     """Set when the table next acts by itself; return the position that deadline is for.
 
     A bot seat acts after the think time; a person's turn runs out after the turn time, or
@@ -116,35 +178,33 @@ def _arm_clock(table: Table, engine: EngineMatch | None, *, new_turn: bool,
     """
     if table.state != Table.State.PLAYING:
         table.turn_started_at = table.turn_deadline = None
-        return None
-    if engine is None:
-        engine = game.load(table.current_match)
+        return None, None
     if new_turn or table.turn_started_at is None:
         table.turn_started_at = now
     table.turn_deadline = None
     if table.paused:
-        return None
+        return None, None
     last = engine.rounds[-1]
     position = (len(engine.rounds) - 1, len(last.history))
     start = table.turn_started_at
     if last.result is not None:
-        if not engine.over and not table.seats.filter(user__isnull=True,
-                                                      is_bot=False).exists():
+        if not engine.over and not any(s.empty for s in seats):
             table.turn_deadline = start + timedelta(seconds=table.next_round_seconds)
-        return position
-    seat = table.seats.get(index=last.turn)
+        return position, "table"
+    seat = seats[last.turn]
     if seat.played_by_bot:
         table.turn_deadline = start + timedelta(milliseconds=table.bot_think_ms)
-        return position
+        slow = (seat.bot_level or table.bot_level) in SLOW_BOT_LEVELS
+        return position, "bot" if slow else "table"
     limits = []
     seconds = engine.rules.turn_seconds
     if seconds:
         limits.append(start + timedelta(seconds=seconds))
-    if not Connection.objects.filter(table=table, user_id=seat.user_id).exists():
+    if seat.user_id not in connected:
         away = max(start, seat.away_since or start)
-        limits.append(away + (GRACE_TIMED if seconds else GRACE_UNTIMED))
+        limits.append(away + (_grace_timed() if seconds else _grace_untimed()))
     table.turn_deadline = min(limits) if limits else None
-    return position
+    return position, "table"
 
 
 def _require_signed_in(user) -> None:
@@ -367,11 +427,11 @@ def start_match(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
         table.state = Table.State.PLAYING
         table.save(update_fields=["state"])
-        events, engine = _begin_match(table, number=1)
-        return _bump(table, events, engine, new_turn=True)
+        events, match, engine = _begin_match(table, number=1)
+        return _bump(table, events, engine, match=match, moved=True, new_turn=True)
 
 
-def _begin_match(table: Table, number: int) -> tuple[list[dict], EngineMatch]:
+def _begin_match(table: Table, number: int) -> tuple[list[dict], Match, EngineMatch]:
     rules = game.rules_for(table)
     match = Match.objects.create(table=table, number=number, rules=rules.options(),
                                  players=rules.players, scores=[0] * rules.sides,
@@ -379,13 +439,16 @@ def _begin_match(table: Table, number: int) -> tuple[list[dict], EngineMatch]:
     engine = EngineMatch(rules)
     events = [{"kind": "match_started", "match": number}]
     _deal(table, match, engine, events)
-    return events, engine
+    return events, match, engine
 
 
 def _deal(table: Table, match: Match, engine: EngineMatch, events: list[dict]) -> None:
     rnd = game.deal_round(match, engine, _seat_users(table))
+    # The round's id goes with the position from now on; _bump saves the position again
+    # after the passes below.
+    match.position = {"round_id": rnd.pk}
     events.append({"kind": "round_started", "round": rnd.number, "opener": rnd.opener})
-    _auto_passes(table, match, rnd, engine, events)
+    _auto_passes(table, match, engine, events, now=timezone.now())
 
 
 def next_round(*, user, table_id: int) -> Outcome:
@@ -408,7 +471,7 @@ def _next_round(table: Table, match: Match, engine: EngineMatch) -> Outcome:
         raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
     events: list[dict] = []
     _deal(table, match, engine, events)
-    return _bump(table, events, engine, new_turn=True)
+    return _bump(table, events, engine, match=match, moved=True, new_turn=True)
 
 
 def new_match(*, user, table_id: int) -> Outcome:
@@ -420,8 +483,8 @@ def new_match(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("The match is still on."), code="match_on")
         if table.seats.filter(user__isnull=True, is_bot=False).exists():
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
-        events, engine = _begin_match(table, number=match.number + 1)
-        return _bump(table, events, engine, new_turn=True)
+        events, match, engine = _begin_match(table, number=match.number + 1)
+        return _bump(table, events, engine, match=match, moved=True, new_turn=True)
 
 
 def pause(*, user, table_id: int) -> Outcome:
@@ -434,7 +497,7 @@ def pause(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("The table is already paused."), code="paused")
         table.paused, table.paused_by, table.paused_at = True, user, timezone.now()
         table.save(update_fields=["paused", "paused_by", "paused_at"])
-        return _bump(table, [{"kind": "paused"}], engine)
+        return _bump(table, [{"kind": "paused"}], engine, match=match)
 
 
 def resume(*, user, table_id: int) -> Outcome:
@@ -454,8 +517,7 @@ def _resume(table: Table, events: list[dict]) -> Outcome:
         table.turn_started_at += now - table.paused_at
     table.paused, table.paused_by, table.paused_at = False, None, None
     table.save(update_fields=["paused", "paused_by", "paused_at"])
-    engine = game.load(table.current_match) if table.state == Table.State.PLAYING else None
-    return _bump(table, events, engine, now=now)
+    return _bump(table, events, now=now)
 
 
 def _playing(table: Table) -> tuple[Match, EngineMatch]:
@@ -463,7 +525,7 @@ def _playing(table: Table) -> tuple[Match, EngineMatch]:
     if table.state != Table.State.PLAYING:
         raise ServiceError(_("The match has not started."), code="not_started")
     match = table.current_match
-    return match, game.load(match)
+    return match, game.restore(match)
 
 
 # -- moves ------------------------------------------------------------------------------------
@@ -487,7 +549,7 @@ class NotDue(ServiceError):
 
 
 def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int | None = None,
-                    now: datetime | None = None) -> Outcome:
+                    now: datetime | None = None, think_first: bool = False) -> Outcome:
     """The table acts by itself when its deadline has come.
 
     A bot (or a bot standing in) makes its choice; a person whose time ran out gets the first
@@ -495,8 +557,14 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
     round is dealt. Timers pass the position they were set for, so a late, repeated or
     redelivered timer finds the table moved on and changes nothing; the sweep passes None and
     acts on whatever is due.
+
+    With ``think_first`` (a slow bot's timer), the bot thinks before the row lock is taken, on
+    the position as the database has it; the move is then applied under the lock only if the
+    table is still at that version, so a slow search never holds up the table's other writers
+    (or the sweep). Fast bots decide under the lock.
     """
     now = now or timezone.now()
+    choice = _bot_choice(table_id, round_number, ply, now) if think_first else None
     with transaction.atomic():
         table = _locked(table_id)
         if table.state != Table.State.PLAYING or table.paused or table.turn_deadline is None:
@@ -512,12 +580,11 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
             return _next_round(table, match, engine)
         seat = table.seats.get(index=last.turn)
         if seat.played_by_bot:
-            from apps.bots import choose_move
-            from apps.rules.view import seat_view
-
-            view = seat_view(engine, seat.index)
-            move = choose_move(view, seat.bot_level or table.bot_level, game.bot_rng())
-            by = Move.By.BOT
+            if choice is None or choice[0] != (table.version, *here):
+                # The table moved on while the bot thought (or there was nothing to think
+                # about then): think again, now, on this position.
+                choice = ((table.version, *here), _decide(table, engine, seat))
+            move, by = choice[1], Move.By.BOT
         else:
             from apps.rules.engine import legal_dict
 
@@ -526,6 +593,36 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
         return _apply(table, seat.index, *here, move.get("play"), move.get("end"),
                       bool(move.get("pass")), by=by, user=None, match=match, engine=engine,
                       due_at=table.turn_deadline)
+
+
+def _decide(table: Table, engine: EngineMatch, seat: Seat) -> dict:
+    from apps.bots import choose_move
+    from apps.rules.view import seat_view
+
+    return choose_move(seat_view(engine, seat.index), seat.bot_level or table.bot_level,
+                       game.bot_rng())
+
+
+def _bot_choice(table_id: int, round_number: int | None, ply: int | None,
+                now: datetime) -> tuple[tuple[int, int, int], dict] | None:
+    """A bot's move for a due bot turn, decided without any lock: ((version, round, ply),
+    move), or None when no bot is due here."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.state != Table.State.PLAYING or table.paused \
+            or table.turn_deadline is None or table.turn_deadline - DUE_TOLERANCE > now:
+        return None
+    match = table.current_match
+    if match is None or match.position is None:
+        return None
+    engine = game.restore(match)
+    last = engine.rounds[-1]
+    here = (len(engine.rounds) - 1, len(last.history))
+    if last.result is not None or (round_number is not None and (round_number, ply) != here):
+        return None
+    seat = table.seats.filter(index=last.turn).first()
+    if seat is None or not seat.played_by_bot:
+        return None
+    return (table.version, *here), _decide(table, engine, seat)
 
 
 def _check_position(engine: EngineMatch, round_number: int, ply: int) -> None:
@@ -554,30 +651,33 @@ def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str
             move = rnd.check_play(seat_index, tile_id,
                                   None if end is None else END_NAMES.index(end))
     except RuleError as err:
-        raise ServiceError(rule_message(err), code=err.code) from err
-    db_round = match.rounds.get(number=round_number)
+        code = "bad_tile" if err.code == "bad_record" else err.code
+        raise ServiceError(rule_message(err), code=code) from err
+    now = timezone.now()
     events: list[dict] = []
-    _record(table, engine, db_round, move, by=by, user=user, events=events, due_at=due_at)
-    _auto_passes(table, match, db_round, engine, events)
-    return _bump(table, events, engine, new_turn=True)
+    _record(table, engine, match, move, by=by, user=user, events=events, due_at=due_at, now=now)
+    _auto_passes(table, match, engine, events, now=now)
+    return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
 
 
-def _record(table: Table, engine: EngineMatch, db_round: Round, move: tuple[int, int], *,
-            by: str, user, events: list[dict], due_at: datetime | None = None) -> None:
+def _record(table: Table, engine: EngineMatch, match: Match, move: tuple[int, int], *,
+            by: str, user, events: list[dict], now: datetime,
+            due_at: datetime | None = None) -> None:
     rnd = engine.current
     seat, ply = rnd.turn, len(rnd.history)
-    written = move_dict(seat, *move)
-    engine.play(*move)
-    Move.objects.create(round=db_round, ply=ply, seat=seat, tile=written.get("play", ""),
-                        end=written.get("end", ""), is_pass=bool(written.get("pass")), by=by,
-                        user=user, due_at=due_at)
-    events.append({"kind": "move", "ply": ply, **written, "by": by})
+    written = {**move_dict(seat, *move), "at": record_time(now), "by": by}
+    engine.play(*move, written=written)
+    Move.objects.create(round_id=game.round_id(match), ply=ply, seat=seat,
+                        tile=written.get("play", ""), end=written.get("end", ""),
+                        is_pass=bool(written.get("pass")), by=by, user=user, due_at=due_at,
+                        created_at=now)
+    events.append({"kind": "move", "ply": ply, **written})
     if rnd.result is not None:
-        _settle(table, db_round.match, db_round, engine, events)
+        _settle(table, match, engine, events, now=now)
 
 
-def _auto_passes(table: Table, match: Match, db_round: Round, engine: EngineMatch,
-                 events: list[dict]) -> None:
+def _auto_passes(table: Table, match: Match, engine: EngineMatch, events: list[dict], *,
+                 now: datetime) -> None:
     """Where passing is never a choice, the table writes the pass itself; elsewhere it does so
     for a person who turned auto-pass on (their profile), when the pass is their only move."""
     from apps.rules.engine import PASS_MOVE
@@ -585,14 +685,14 @@ def _auto_passes(table: Table, match: Match, db_round: Round, engine: EngineMatc
     everyone = table.preset in AUTO_PASS_PRESETS
     while engine.current is not None and engine.current.legal() == [PASS_MOVE]:
         if everyone:
-            _record(table, engine, db_round, PASS_MOVE, by=Move.By.TABLE, user=None,
-                    events=events)
+            _record(table, engine, match, PASS_MOVE, by=Move.By.TABLE, user=None,
+                    events=events, now=now)
             continue
         user = _auto_passer(table, engine.current.turn)
         if user is None:
             return
-        _record(table, engine, db_round, PASS_MOVE, by=Move.By.PLAYER, user=user,
-                events=events)
+        _record(table, engine, match, PASS_MOVE, by=Move.By.PLAYER, user=user,
+                events=events, now=now)
 
 
 def _auto_passer(table: Table, seat_index: int):
@@ -628,21 +728,21 @@ def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None
         match, engine = _playing(table)
         if engine.current is None or engine.current.result is not None:
             return None
-        db_round = match.rounds.get(number=len(engine.rounds) - 1)
         events: list[dict] = []
-        _auto_passes(table, match, db_round, engine, events)
+        now = timezone.now()
+        _auto_passes(table, match, engine, events, now=now)
         if not events:
             return None
-        return _bump(table, events, engine, new_turn=True)
+        return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
 
 
-def _settle(table: Table, match: Match, db_round: Round, engine: EngineMatch,
-            events: list[dict]) -> None:
+def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict], *,
+            now: datetime) -> None:
     from apps.rules.view import side_dict
 
     rnd = engine.rounds[-1]
     res = rnd.result
-    db_round.result = {
+    result = {
         "reason": res.reason,
         "winner": side_dict(engine.rules, res.winner),
         "tie": res.tie,
@@ -650,15 +750,14 @@ def _settle(table: Table, match: Match, db_round: Round, engine: EngineMatch,
         "points": res.points,
         "fives": list(rnd.fives),
     }
-    db_round.finished_at = timezone.now()
-    db_round.save(update_fields=["result", "finished_at"])
+    Round.objects.filter(pk=game.round_id(match)).update(result=result, finished_at=now)
     match.scores, match.games = engine.scores(), list(engine.games)
     fields = ["scores", "games"]
     if engine.over:
-        match.winner, match.finished_at = engine.winner, timezone.now()
+        match.winner, match.finished_at = engine.winner, now
         fields += ["winner", "finished_at"]
     match.save(update_fields=fields)
-    events.append({"kind": "round_over", "round": db_round.number, **db_round.result})
+    events.append({"kind": "round_over", "round": len(engine.rounds) - 1, **result})
     if engine.over:
         events.append({"kind": "match_over", "winner": side_dict(engine.rules, engine.winner)})
     _seats_at_round_end(table, events)
@@ -691,14 +790,19 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
 
 # -- presence ---------------------------------------------------------------------------------
 
-def connect(*, user, table_id: int, channel_name: str) -> Outcome | None:
+def connect(*, user, table_id: int, channel_name: str,
+            node_id: int | None = None) -> Outcome | None:
     """A socket opened. A seated person's first tab makes them connected; back within the
-    round, they take their hand back from the bot; an empty table wakes up."""
+    round, they take their hand back from the bot; an empty table wakes up.
+
+    ``node_id`` is the web process holding the socket (:class:`~apps.tables.models.WebNode`):
+    its lease keeps the connection alive.
+    """
     with transaction.atomic():
         table = _locked(table_id)
         was = Connection.objects.filter(table=table, user=user).exists()
-        Connection.objects.update_or_create(channel_name=channel_name,
-                                            defaults={"user": user, "table": table})
+        Connection.objects.update_or_create(
+            channel_name=channel_name, defaults={"user": user, "table": table, "node_id": node_id})
         events: list[dict] = []
         if table.empty_since is not None:
             table.empty_since = None
@@ -718,7 +822,7 @@ def connect(*, user, table_id: int, channel_name: str) -> Outcome | None:
         return _bump(table, events)
 
 
-def disconnect(*, channel_name: str) -> Outcome | None:
+def disconnect(*, channel_name: str, now: datetime | None = None) -> Outcome | None:
     """A socket closed. A person's last tab makes them away; nobody left pauses the table
     (by itself, so it resumes when somebody comes back) and starts its 2-minute expiry."""
     with transaction.atomic():
@@ -726,12 +830,14 @@ def disconnect(*, channel_name: str) -> Outcome | None:
         if conn is None:
             return None
         table = _locked(conn.table_id)
-        conn.delete()
-        user = conn.user
-        now = timezone.now()
+        if Connection.objects.filter(pk=conn.pk).delete()[0] == 0:
+            return None  # another call (the sweep, the socket itself) ended it first
+        user_id = conn.user_id
+        now = now or timezone.now()
         events: list[dict] = []
-        seat = table.seats.filter(user=user).first()
-        if seat is not None and not Connection.objects.filter(table=table, user=user).exists():
+        seat = table.seats.filter(user_id=user_id).first()
+        if seat is not None and not Connection.objects.filter(table=table,
+                                                              user_id=user_id).exists():
             seat.away_since = now
             seat.save(update_fields=["away_since"])
             events.append({"kind": "presence", "seat": seat.index, "connected": False})
@@ -749,6 +855,108 @@ def disconnect(*, channel_name: str) -> Outcome | None:
         return _bump(table, events, now=now)
 
 
+@dataclass
+class SocketOpened:
+    """What a table socket needs once it is accepted: a close code when it may not stay
+    (4401 not signed in, 4403 banned, 4404 no such table or not open to this person), the
+    person's language, and the table's version in the database."""
+
+    close_code: int | None
+    language: str
+    version: int = -1
+    code: str = ""
+
+
+def open_socket(*, user, table_id: int, channel_name: str, node_id: int | None,
+                known_ids=()) -> SocketOpened:
+    """Everything a new table socket asks of the database, in one call: may this person hold
+    it, in which language, and (for people) their presence."""
+    from django.conf import settings
+
+    from apps.moderation.selectors import is_banned
+
+    from .selectors import may_watch
+
+    language = settings.LANGUAGE_CODE
+    if user is None or not user.is_authenticated:
+        return SocketOpened(4401, language)
+    profile = getattr(user, "profile", None)
+    if getattr(profile, "language", None) in dict(settings.LANGUAGES):
+        language = profile.language
+    if is_banned(user):
+        return SocketOpened(4403, language)
+    if not may_watch(table_id=table_id, user=user, known_ids=known_ids):
+        return SocketOpened(4404, language)
+    outcome = connect(user=user, table_id=table_id, channel_name=channel_name, node_id=node_id)
+    code, version = Table.objects.filter(pk=table_id).values_list("code", "version").get()
+    return SocketOpened(None, language, outcome.version if outcome else version, code)
+
+
+# -- presence leases --------------------------------------------------------------------------
+# A web process renews one lease for all its sockets (apps.realtime.hub); the sweep ends the
+# presence of every socket whose process stopped renewing.
+
+#: How often a web process renews its lease, and how long a lease lasts unrenewed. A socket
+#: whose process died counts as away within LEASE + the sweep's second (docs/protocol.md).
+HEARTBEAT = timedelta(seconds=5)
+LEASE = timedelta(seconds=15)
+
+
+def lease_length() -> timedelta:
+    return _limit("PRESENCE_LEASE_SECONDS", LEASE)
+
+
+def register_node(*, boot: str, name: str) -> int:
+    """A web process starts holding sockets: its lease begins, and whatever an earlier run of
+    the same process (same ``name``) left connected ends at once."""
+    from .models import WebNode
+
+    node, _created = WebNode.objects.update_or_create(
+        boot=boot, defaults={"name": name, "seen_at": timezone.now()})
+    earlier = WebNode.objects.filter(name=name).exclude(pk=node.pk)
+    _end_connections(Connection.objects.filter(node__in=earlier))
+    earlier.filter(connections__isnull=True).delete()
+    return node.pk
+
+
+def renew_lease(*, node_id: int, channels: list[str],
+                table_ids: list[int]) -> dict[int, int] | None:
+    """A web process's heartbeat: renew its lease, end the connections it holds rows for but no
+    longer has a socket for (a socket that died without closing), and tell it the version of
+    every table it holds sockets at, so that a lost doorbell is noticed. None when the lease
+    had already expired: the process must register again."""
+    from .models import WebNode
+
+    if WebNode.objects.filter(pk=node_id).update(seen_at=timezone.now()) == 0:
+        return None
+    live = set(channels)
+    held = Connection.objects.filter(node_id=node_id).values_list("channel_name", flat=True)
+    _end_connections(Connection.objects.filter(channel_name__in=set(held) - live))
+    return dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "version"))
+
+
+def expire_leases(*, now: datetime | None = None) -> int:
+    """End the presence of every socket held by a web process whose lease ran out."""
+    from .models import WebNode
+
+    now = now or timezone.now()
+    dead = WebNode.objects.filter(seen_at__lt=now - lease_length())
+    ended = _end_connections(Connection.objects.filter(node__in=dead), now=now)
+    dead.filter(connections__isnull=True).delete()
+    return ended
+
+
+def _end_connections(conns, now: datetime | None = None) -> int:
+    ended = 0
+    for channel_name in list(conns.values_list("channel_name", flat=True)[:2000]):
+        try:
+            disconnect(channel_name=channel_name, now=now)
+            ended += 1
+        except ServiceError:
+            pass
+    return ended
+
+
 def stand_in(*, table_id: int, seat_index: int, now: datetime | None = None) -> Outcome:
     """Away 2 minutes: a bot plays the person's hand (and team) for the rest of the round."""
     now = now or timezone.now()
@@ -756,7 +964,7 @@ def stand_in(*, table_id: int, seat_index: int, now: datetime | None = None) -> 
         table = _locked(table_id)
         seat = table.seats.get(index=seat_index)
         if seat.standin or seat.user_id is None or seat.away_since is None \
-                or seat.away_since + AWAY_LIMIT > now or not _round_in_progress(table):
+                or seat.away_since + _away_limit() > now or not _round_in_progress(table):
             raise NotDue()
         seat.standin = True
         seat.save(update_fields=["standin"])
@@ -770,7 +978,7 @@ def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome:
     with transaction.atomic():
         table = _locked(table_id)
         if table.state == Table.State.CLOSED or table.empty_since is None \
-                or table.empty_since + EMPTY_LIMIT > now:
+                or table.empty_since + _empty_limit() > now:
             raise NotDue()
         table.state, table.closed_at = Table.State.CLOSED, now
         table.closed_reason = "empty"
@@ -783,6 +991,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     services, each in its own transaction. Indexed columns find the work."""
     now = now or timezone.now()
     done = {"deadlines": 0, "standins": 0, "closed": 0}
+    done["expired"] = expire_leases(now=now)
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
                                turn_deadline__lte=now).values_list("pk", flat=True)
     for table_id in list(due[:500]):
@@ -791,7 +1000,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             done["deadlines"] += 1
         except ServiceError:
             pass
-    away = Seat.objects.filter(away_since__lte=now - AWAY_LIMIT, standin=False,
+    away = Seat.objects.filter(away_since__lte=now - _away_limit(), standin=False,
                                user__isnull=False, table__state=Table.State.PLAYING)
     for table_id, index in list(away.values_list("table_id", "index")[:500]):
         try:
@@ -799,7 +1008,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             done["standins"] += 1
         except ServiceError:
             pass
-    empty = Table.objects.filter(empty_since__lte=now - EMPTY_LIMIT).exclude(
+    empty = Table.objects.filter(empty_since__lte=now - _empty_limit()).exclude(
         state=Table.State.CLOSED).values_list("pk", flat=True)
     for table_id in list(empty[:500]):
         try:
@@ -842,8 +1051,15 @@ def close_by_staff(*, table_id: int, reason: str, now: datetime | None = None) -
         table.state, table.closed_at = Table.State.CLOSED, now
         table.closed_reason = f"staff: {reason}"[:200]
         table.save(update_fields=["state", "closed_at", "closed_reason"])
+        match = table.current_match
+        engine = None
+        if voided and match is not None:
+            # The voided round is never shown: the position goes back to the rounds that count.
+            engine = game.load(match)
+            last = match.rounds.filter(voided=False).order_by("-number").first()
+            game.save_position(match, engine, last.pk if last else None)
         return _bump(table, [{"kind": "closed", "reason": "staff", "voided": bool(voided)}],
-                     now=now)
+                     engine, match=match, now=now)
 
 
 def update_by_staff(*, table_id: int, hidden: bool | None = None,

@@ -10,11 +10,13 @@ log = logging.getLogger(__name__)
 
 
 @shared_task(ignore_result=True)
-def turn_due(table_id: int, round_number: int | None, ply: int | None) -> None:
+def turn_due(table_id: int, round_number: int | None, ply: int | None,
+             think_first: bool = False) -> None:
     from .services import ServiceError, act_on_deadline
 
     try:
-        act_on_deadline(table_id=table_id, round_number=round_number, ply=ply)
+        act_on_deadline(table_id=table_id, round_number=round_number, ply=ply,
+                        think_first=think_first)
     except ServiceError as err:  # moved on, paused, not due: a late or repeated task is harmless
         log.debug("deadline of table %s at %s/%s: %s", table_id, round_number, ply, err.code)
 

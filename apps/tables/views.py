@@ -141,6 +141,7 @@ def table_page(request, code: str):
         "invite_form": InviteForm() if state["you"]["host"] else None,
         "join_url": request.build_absolute_uri(reverse("tables:table", args=[table.code])),
         "may_download": selectors.may_download(table, request.user),
+        "has_record": selectors.has_finished_round(table),
         "socket_path": f"/ws/table/{table.pk}/",
         "strings": _js_strings(),
         "max_frame": MAX_FRAME,
@@ -161,6 +162,9 @@ def _js_strings() -> dict:
     return {
         "numbers": selectors.number_words(),
         "resumed": _("The game goes on."),
+        "standin": _("played by a bot"),
+        "standin_help": _("Away too long: a bot plays this hand until the round ends."),
+        "closed": _("This table is closed."),
         "end_label": _("end %(end)s: %(n)s"),
         "play_at": _("Play %(tile)s at end %(end)s"),
         "spinner_arm": _("Spinner, end %(end)s"),

@@ -2,7 +2,8 @@
 //
 // Every "state" message is this seat's whole picture, so rendering never merges anything: it
 // replaces. Versions only decide whether to resync: a message whose version jumps by more than
-// one (a doorbell was lost) and every reconnect send {"type": "sync"}.
+// one (a doorbell was lost) and every reconnect send {"type": "sync"}; every ping says which
+// version the page shows, so a page whose last doorbell was lost is brought up to date.
 
 const script = document.getElementById("table-script");
 const T = JSON.parse(document.getElementById("table-strings").textContent);
@@ -68,7 +69,7 @@ function connect() {
     setStatus(T.connected, "ok");
     if (lastVersion >= 0) send({ type: "sync" });
     clearInterval(heartbeat);
-    heartbeat = setInterval(() => send({ type: "ping" }), 25000);
+    heartbeat = setInterval(() => send({ type: "ping", version: lastVersion }), 25000);
   };
   ws.onmessage = (event) => {
     let msg;
@@ -328,6 +329,7 @@ function renderSeats(view, me) {
       tags.append(el("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? T.online : T.away));
     }
     if (seat.bot) tags.append(el("span", { class: "badge" }, T.bot));
+    if (seat.standin) tags.append(el("span", { class: "badge standin", title: T.standin_help }, T.standin));
     if (i === me) tags.append(el("span", { class: "badge you" }, T.you));
     else if (me !== null && seat.team !== null && seat.team !== undefined && seat.team === state.seats[me].team) {
       tags.append(el("span", { class: "badge partner" }, T.partner));
@@ -686,8 +688,13 @@ function render() {
   if (!state) return;
   const view = state.view;
   const me = state.you.seat;
+  const closed = $("closed");
+  closed.hidden = state.table.state !== "closed";
+  closed.textContent = state.table.closed_reason || T.closed;
+  $("table-name").textContent = state.table.name || "";
+  if (!closed.hidden) finished = true; // a closed table stays closed: no reconnecting to it
   const paused = $("paused");
-  paused.hidden = !state.table.paused;
+  paused.hidden = !state.table.paused || !closed.hidden;
   paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
   // Taking or leaving a seat is only for a table that has not started.
   for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";

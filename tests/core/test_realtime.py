@@ -21,21 +21,30 @@ async def test_channel_layer_group_send(channel_layer):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_ping_socket_echoes_through_the_layer(channel_layer):
+async def test_a_signed_out_socket_is_accepted_then_told_4401():
     communicator = WebsocketCommunicator(
-        application, "/ws/ping/", headers=[(b"origin", b"http://localhost")]
+        application, "/ws/me/", headers=[(b"origin", b"http://localhost")]
     )
     connected, _ = await communicator.connect()
     assert connected
-    await communicator.send_to(text_data="hola")
-    assert await communicator.receive_from(timeout=5) == "hola"
-    await communicator.disconnect()
+    closed = await communicator.receive_output(timeout=5)
+    assert (closed["type"], closed["code"]) == ("websocket.close", 4401)
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_socket_from_a_foreign_origin_is_refused():
     communicator = WebsocketCommunicator(
-        application, "/ws/ping/", headers=[(b"origin", b"http://evil.example")]
+        application, "/ws/me/", headers=[(b"origin", b"http://evil.example")]
     )
     connected, _ = await communicator.connect()
     assert not connected
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_there_is_no_echo_socket_for_anonymous_visitors():
+    # ws/ping/ was an echo open to anyone: a free relay through our Redis. It is gone.
+    communicator = WebsocketCommunicator(
+        application, "/ws/ping/", headers=[(b"origin", b"http://localhost")]
+    )
+    with pytest.raises(ValueError, match="No route found"):
+        await communicator.connect()

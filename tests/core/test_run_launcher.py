@@ -6,7 +6,7 @@ import time
 import urllib.request
 
 import pytest
-from websockets.exceptions import InvalidStatus, WebSocketException
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 from websockets.sync.client import connect
 
 pytestmark = pytest.mark.slow
@@ -52,9 +52,11 @@ def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
         assert _alive(pids[name]), f"{name} is not running\n{site.log()}"
 
     origin = site.base_url
-    with connect(f"{site.ws_url}/ws/ping/", origin=origin, open_timeout=10) as ws:
-        ws.send("ping-1")
-        assert ws.recv(timeout=10) == "ping-1"
+    # Daphne serves the sockets: a signed-out one is accepted and told to sign in (4401).
+    with connect(f"{site.ws_url}/ws/me/", origin=origin, open_timeout=10) as ws:
+        with pytest.raises(ConnectionClosed):
+            ws.recv(timeout=10)
+        assert ws.close_code == 4401
 
     # A path with no route is refused by the ASGI websocket router.
     with pytest.raises(WebSocketException):
@@ -63,7 +65,7 @@ def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
 
     # A foreign Origin is refused during the handshake (AllowedHostsOriginValidator).
     with pytest.raises(InvalidStatus):
-        with connect(f"{site.ws_url}/ws/ping/", origin="http://evil.example", open_timeout=10):
+        with connect(f"{site.ws_url}/ws/me/", origin="http://evil.example", open_timeout=10):
             pass
 
     started = time.monotonic()

@@ -145,6 +145,24 @@ class TestRefusals:
         mutate(rec)
         assert code_of(rec) == "bad_record"
 
+    def test_moves_may_say_when_and_by_whom_and_views_repeat_it(self):
+        rec = record("partners", [dict(self.base, moves=[])])
+        rec["rounds"][0]["moves"] = [
+            {"seat": 0, "play": "6-6", "at": "2026-12-01T18:04:05.120+00:00", "by": "player"},
+            {"seat": 1, "play": "6-2", "end": "A", "at": "2026-12-01T15:04:09-03:00",
+             "by": "table"}]
+        assert replay(rec)["ok"] is True
+        assert view(rec, 2)["moves"] == rec["rounds"][0]["moves"]
+
+    @pytest.mark.parametrize("extra", [
+        {"by": "robot"}, {"by": None}, {"at": "yesterday"}, {"at": 1795967595},
+        {"at": "2026-12-01T18:04:05"},  # no offset: a time nobody can place
+    ])
+    def test_a_bad_when_or_by_whom_is_a_bad_record(self, extra):
+        rec = record("partners", [dict(self.base, moves=[])])
+        rec["rounds"][0]["moves"] = [{"seat": 0, "play": "6-6", **extra}]
+        assert code_of(rec) == "bad_record"
+
     def test_an_unfinished_round_cannot_be_followed(self):
         rec = record("partners", [deal(BLOCK_TIE_HANDS, play="0:6-6"), deal(BLOCK_TIE_HANDS)])
         assert code_of(rec) == "bad_record"

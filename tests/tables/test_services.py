@@ -175,7 +175,7 @@ class TestMoves:
         assert not_held in err.message
         refused("must_play", services.play_move, user=mover, table_id=full_table.pk,
                 round_number=rnd_no, ply=ply, is_pass=True)
-        refused("bad_record", services.play_move, user=mover, table_id=full_table.pk,
+        refused("bad_tile", services.play_move, user=mover, table_id=full_table.pk,
                 round_number=rnd_no, ply=ply, tile="9-9")
         services.pause(user=people["host"], table_id=full_table.pk)
         refused("paused", _play_first_legal, table=full_table, user=mover, rnd_no=rnd_no,

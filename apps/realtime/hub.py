@@ -1,0 +1,228 @@
+"""A web process's side of the table sockets, shared by all of them (one hub per event loop).
+
+- **Snapshots.** A doorbell carries a version; the first socket of the process that needs that
+  version reads the table's snapshot from Redis, the others wait for the same read, and all
+  compose their frames from it (``apps.tables.state.compose``). Only when Redis does not have
+  the version does one of them build it from the database (and store it).
+- **Database calls** run on a pool of threads (``REALTIME_DB_THREADS``), not on the single
+  thread ``database_sync_to_async`` uses by default: one socket's connect or move no longer
+  waits behind every other socket's.
+- **The presence lease.** While the process holds sockets, it renews its
+  :class:`~apps.tables.models.WebNode` lease every few seconds. That one call also ends the
+  presence of sockets that died without closing, and returns the version of every table the
+  process holds sockets at: a socket behind it (its doorbell was lost) is brought up to date.
+  A process that dies stops renewing; beat's sweep then ends the presence of all its sockets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+import uuid
+import weakref
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+from channels.db import DatabaseSyncToAsync
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+_executor: ThreadPoolExecutor | None = None
+
+
+def _db_threads() -> int:
+    if settings.REALTIME_DB_THREADS:
+        return settings.REALTIME_DB_THREADS
+    return 1 if settings.DATABASES["default"]["ENGINE"].endswith("sqlite3") else 8
+
+
+def executor() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=_db_threads(), thread_name_prefix="db")
+    return _executor
+
+
+async def db(fn, *args, **kwargs):
+    """Run a sync function that uses the database on the process's database threads."""
+    return await DatabaseSyncToAsync(fn, thread_sensitive=False, executor=executor())(
+        *args, **kwargs)
+
+
+def heartbeat_seconds() -> float:
+    from apps.tables.services import HEARTBEAT
+
+    return settings.PRESENCE_HEARTBEAT_SECONDS or HEARTBEAT.total_seconds()
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.sockets: dict[int, set] = defaultdict(set)
+        self.snaps: dict[int, dict] = {}
+        self.flights: dict[tuple[int, str], asyncio.Future] = {}
+        self.boot = uuid.uuid4().hex
+        self.node_id: int | None = None
+        self.name: str | None = None
+        self._node_lock = asyncio.Lock()
+        self._beat: asyncio.Task | None = None
+        self._redis = None
+
+    # -- the lease -----------------------------------------------------------------------------
+
+    async def node(self, scope: dict) -> int:
+        """This process's lease, taken at its first socket."""
+        async with self._node_lock:
+            if self.node_id is None:
+                from apps.tables.services import register_node
+
+                self.name = self.name or _node_name(scope)
+                self.node_id = await db(register_node, boot=self.boot, name=self.name)
+            return self.node_id
+
+    def join(self, consumer) -> None:
+        self.sockets[consumer.table_id].add(consumer)
+        if self._beat is None or self._beat.done():
+            self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
+
+    def leave(self, consumer) -> None:
+        at_table = self.sockets.get(consumer.table_id)
+        if at_table is not None:
+            at_table.discard(consumer)
+            if not at_table:
+                del self.sockets[consumer.table_id]
+                self.snaps.pop(consumer.table_id, None)
+        if not self.sockets and self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+
+    async def _heartbeat(self) -> None:
+        from apps.tables.services import renew_lease
+
+        while True:
+            await asyncio.sleep(heartbeat_seconds())
+            try:
+                consumers = [c for group in self.sockets.values() for c in group]
+                versions = await db(renew_lease, node_id=self.node_id,
+                                    channels=[c.channel_name for c in consumers],
+                                    table_ids=list(self.sockets))
+                if versions is None:
+                    await self._lease_lost(consumers)
+                    continue
+                for table_id, version in versions.items():
+                    for consumer in list(self.sockets.get(table_id, ())):
+                        if consumer.sent_version < version:
+                            asyncio.get_running_loop().create_task(consumer.catch_up(version))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database or Redis is away: try again next beat
+                log.warning("presence heartbeat failed", exc_info=True)
+
+    async def _lease_lost(self, consumers: list) -> None:
+        """The sweep ended this process's lease (it was too slow to renew, or the database
+        lost it): take a new one and mark every socket connected again."""
+        log.warning("presence lease of %s expired; renewing it", self.name)
+        async with self._node_lock:
+            self.node_id = None
+        self.boot = uuid.uuid4().hex
+        for consumer in consumers:
+            await consumer.reconnect_presence()
+
+    # -- snapshots -----------------------------------------------------------------------------
+
+    def offer(self, table_id: int, snap: dict | None) -> None:
+        """A snapshot this process built itself (a move made here): no read needed."""
+        if snap is None or table_id not in self.sockets:
+            return
+        known = self.snaps.get(table_id)
+        if known is None or known["version"] < snap["version"] \
+                or known["table"]["code"] != snap["table"]["code"]:
+            self.snaps[table_id] = snap
+
+    async def snapshot(self, table_id: int, code: str, at_least: int = -1) -> dict | None:
+        """The table's snapshot at version ``at_least`` or newer."""
+        known = self.snaps.get(table_id)
+        if known is not None and known["table"]["code"] == code and known["version"] >= at_least:
+            return known
+        flight = self.flights.get((table_id, code))
+        if flight is None:
+            flight = asyncio.get_running_loop().create_task(self._fetch(table_id, code, at_least))
+            self.flights[(table_id, code)] = flight
+            flight.add_done_callback(lambda _f: self.flights.pop((table_id, code), None))
+        snap = await asyncio.shield(flight)
+        if snap is not None and snap["version"] < at_least:
+            return await self.snapshot(table_id, code, at_least)  # a newer change came in
+        return snap
+
+    async def _fetch(self, table_id: int, code: str, at_least: int) -> dict | None:
+        from . import snapshots
+
+        snap = None
+        try:
+            raw = await self._client().hget(snapshots.key(table_id, code), "d")
+            snap = None if raw is None else json.loads(raw)
+        except Exception:
+            log.warning("could not read the snapshot of table %s", table_id, exc_info=True)
+        if snap is None or snap["version"] < at_least:
+            snap = await db(_build_and_store, table_id)
+        if snap is not None and snap["table"]["code"] == code:
+            self.offer(table_id, snap)
+            return snap
+        return None
+
+    def _client(self):
+        if self._redis is None:
+            import redis.asyncio
+
+            from config.env import redis_client_options, redis_urls
+
+            url = redis_urls(settings.REDIS_URL)["redis"]
+            self._redis = redis.asyncio.Redis.from_url(url, **redis_client_options(url))
+        return self._redis
+
+    async def latest_version(self, table_id: int, code: str) -> int:
+        """The highest version Redis has a snapshot of (-1 when none)."""
+        from . import snapshots
+
+        with contextlib.suppress(Exception):
+            raw = await self._client().hget(snapshots.key(table_id, code), "v")
+            if raw is not None:
+                return int(raw)
+        return -1
+
+
+def _build_and_store(table_id: int) -> dict | None:
+    from apps.tables.state import build_latest
+
+    from . import snapshots
+
+    snap = build_latest(table_id)
+    if snap is not None:
+        snapshots.store(table_id, snap)
+    return snap
+
+
+def _node_name(scope: dict) -> str:
+    """Where this process serves: the same name across its restarts (``WEB_NODE``, else the
+    host and the port its sockets come in on)."""
+    import os
+
+    if os.environ.get("WEB_NODE"):
+        return os.environ["WEB_NODE"]
+    server = scope.get("server") or ("", "")
+    return f"{socket.gethostname()}:{server[1] if len(server) > 1 else ''}"
+
+
+_hubs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    """The hub of the running event loop (Daphne runs one loop per process)."""
+    loop = asyncio.get_running_loop()
+    found = _hubs.get(loop)
+    if found is None:
+        found = _hubs[loop] = Hub()
+    return found

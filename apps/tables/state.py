@@ -1,0 +1,347 @@
+"""A table's state at one version: built once after each change, composed for each person.
+
+Where the truth is, and what is derived from it:
+
+- **Truth**: the deals and the moves (:class:`~apps.tables.models.Round`,
+  :class:`~apps.tables.models.Move`), the seats and the table's row with its ``version``.
+- **Derived in the same transaction** as each change: the engine's position after the last
+  move (``Match.position``), so no move or read replays a round; the change's events
+  (:class:`~apps.tables.models.TableEvent`); and the **snapshot** of the new version, built here
+  by :func:`build` while the service still holds the table's row lock, so it is exactly that
+  version.
+- **Kept after the commit**: the snapshot is stored in Redis under the table's id
+  (``apps.realtime.snapshots``), replaced only by a higher version, and the table's doorbell
+  rings with the version number. Every socket, in every web process, then composes its own
+  frame from the snapshot with :func:`compose`; no socket reads the database or replays
+  anything for a change.
+
+A snapshot needs no invalidation: a version names it. When the one in Redis is older than the
+version a doorbell or the database names (Redis restarted and lost it, or a writer died between
+its commit and the store), the reader builds it again from the database (:func:`build_latest`,
+from ``Match.position``) and stores it.
+
+Hidden tiles: a snapshot holds every seat's hand and legal moves in ``private``, and people's
+mutes in ``extras``. It lives only on the server (process memory and Redis); :func:`compose`
+copies into a frame only the private part of the seat the person holds, and the public view
+otherwise. Everything else in a snapshot is public, in every language the site speaks
+(``i18n``), so composing needs no translation and no query.
+
+Other apps add their part without the table app knowing them (:func:`register_part`): the
+moderation app adds the chat and people's mutes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from apps.rules.engine import Match as EngineMatch
+from apps.rules.view import private_part, public_view
+
+from .models import Connection, Seat, Table, TableEvent
+
+#: Versions of events a snapshot carries: a socket further behind gets the state alone.
+LOG_LENGTH = 20
+PARTNER_PRESETS = ("partners", "partners-66", "pairs-series", "tranca")
+
+
+@dataclass(frozen=True)
+class Part:
+    """Another app's part of the state: ``build(table, seats)`` adds JSON-ready data to the
+    snapshot (under ``name``); ``compose(data, state, viewer)`` puts the person's share of it
+    into their state."""
+
+    name: str
+    build: Callable[[Table, list[Seat]], dict]
+    compose: Callable[[dict, dict, Viewer], None]
+
+
+_parts: dict[str, Part] = {}
+
+
+def register_part(part: Part) -> None:
+    _parts[part.name] = part
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who a frame is for: a person (or nobody), in a language; staff observers see the
+    public view."""
+
+    user_id: int | None
+    language: str
+    observer: bool = False
+
+
+# -- words --------------------------------------------------------------------------------------
+
+def number_words() -> list[str]:
+    return [_("blank"), _("one"), _("two"), _("three"), _("four"), _("five"), _("six")]
+
+
+def display_name(user) -> str:
+    profile = getattr(user, "profile", None)
+    return getattr(profile, "display_name", "") or user.get_username()
+
+
+def avatar_of(user) -> str:
+    profile = getattr(user, "profile", None)
+    return getattr(profile, "avatar", "") or ""
+
+
+def passed_words(numbers: list[int]) -> str:
+    words = number_words()
+    names = [words[v] for v in numbers]
+    if len(names) == 1:
+        return _("passed on %(a)s") % {"a": names[0]}
+    return _("passed on %(list)s and %(last)s") % {"list": ", ".join(names[:-1]),
+                                                    "last": names[-1]}
+
+
+def side_name(rules, side: int | None, seats: list[dict]) -> str:
+    if side is None:
+        return ""
+    if rules.partners:
+        return _("%(a)s and %(b)s") % {"a": seats[side]["name"], "b": seats[side + 2]["name"]}
+    return seats[side]["name"]
+
+
+def describe_result(engine: EngineMatch, k: int, seats: list[dict]) -> str:
+    """Who won the round and why, in one sentence of the active language."""
+    rnd = engine.rounds[k]
+    res = rnd.result
+    rules = engine.rules
+    winner = side_name(rules, res.winner, seats)
+    points = ngettext("%(n)s point", "%(n)s points", res.points) % {"n": res.points}
+    if res.reason == "domino":
+        return _("%(name)s played their last tile: %(winner)s score %(points)s.") % {
+            "name": seats[rnd.last_placer]["name"], "winner": winner, "points": points}
+    if rules.partners:
+        pips = [res.pips[0] + res.pips[2], res.pips[1] + res.pips[3]]
+    else:
+        pips = list(res.pips)
+    if not res.tie:
+        return _("The round is blocked: %(winner)s hold the fewest pips (%(pips)s) and score "
+                 "%(points)s.") % {"winner": winner, "pips": pips[res.winner], "points": points}
+    low = min(pips)
+    rule = rules.blocked_tie
+    if rule == "closer_wins":
+        why = _("the team that placed the last tile wins the tie")
+    elif rule == "closer_loses":
+        why = _("the side that placed the last tile loses the tie")
+    elif rule == "opener_loses":
+        why = _("the pair that opened the round loses the tie")
+    elif rule == "replay":
+        return _("The round is blocked with %(pips)s pips on each side: nobody scores and the "
+                 "same player opens again.") % {"pips": low}
+    else:
+        return _("The round is blocked with a tie at %(pips)s pips: nobody scores.") % {
+            "pips": low}
+    return _("The round is blocked with %(pips)s pips on each side: %(why)s, so %(winner)s "
+             "score %(points)s.") % {"pips": low, "why": why, "winner": winner,
+                                     "points": points}
+
+
+def closed_sentence(table: Table) -> str:
+    if table.state != Table.State.CLOSED:
+        return ""
+    reason = table.closed_reason or ""
+    if reason.startswith("staff:"):
+        return _("Closed by staff: %(reason)s") % {"reason": reason[len("staff:"):].strip()}
+    if reason == "empty":
+        return _("Closed: nobody was at the table.")
+    return _("This table is closed.")
+
+
+def _ms(moment) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def clock_of(table: Table, turn_seconds) -> dict:
+    """The turn clock from the server's own deadline, so a reload never restarts it. ``now``
+    is added when a frame is composed: it lets the page correct its own clock."""
+    left = None
+    if table.paused and table.paused_at and table.turn_started_at and turn_seconds:
+        left = max(0, int((table.turn_started_at.timestamp() + turn_seconds
+                           - table.paused_at.timestamp()) * 1000))
+    return {
+        "started": _ms(table.turn_started_at),
+        "deadline": _ms(table.turn_deadline),
+        "turn_seconds": turn_seconds,
+        "paused_left_ms": left,
+    }
+
+
+# -- building -----------------------------------------------------------------------------------
+
+def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[dict]:
+    partners = table.players == 4 and table.preset in PARTNER_PRESETS
+    out = []
+    for seat in seats:
+        user = seat.user
+        out.append({
+            "index": seat.index,
+            "name": display_name(user) if user else "",
+            "avatar": avatar_of(user) if user else ("bot" if seat.is_bot else ""),
+            "bot": seat.is_bot,
+            "empty": seat.empty,
+            "connected": seat.is_bot or (user is not None and user.pk in connected),
+            "standin": bool(seat.standin and user is not None),
+            "team": seat.index % 2 if partners else None,
+        })
+    return out
+
+
+def build(table: Table, *, engine: EngineMatch | None, match=None,
+          seats: list[Seat] | None = None, connected: set[int] | None = None) -> dict:
+    """The snapshot of ``table`` at ``table.version``: public parts, every seat's private part,
+    the person-specific data other apps add, and the words in every language.
+
+    Called by the services under the table's row lock (so it is exactly that version), or by
+    :func:`build_latest` when a stored snapshot is missing.
+    """
+    from . import game
+
+    if seats is None:
+        seats = list(Seat.objects.filter(table=table).select_related("user__profile")
+                     .order_by("index"))
+    if connected is None:
+        connected = set(Connection.objects.filter(table=table)
+                        .values_list("user_id", flat=True))
+    if match is None and table.state != Table.State.WAITING:
+        match = table.current_match
+    if engine is None and match is not None:
+        engine = game.restore(match)
+    rules = game.rules_for(table)
+    seat_list = _seat_dicts(table, seats, connected)
+    snap: dict = {
+        "version": table.version,
+        "table": {
+            "id": table.pk, "code": table.code, "name": table.name, "preset": table.preset,
+            "players": table.players, "target": rules.target, "options": rules.options(),
+            "public": table.public, "state": table.state, "paused": table.paused,
+            "paused_by": display_name(table.paused_by) if table.paused_by_id else None,
+            "host": display_name(table.host), "allow_bots": table.allow_bots,
+        },
+        "seats": seat_list,
+        "clock": clock_of(table, rules.turn_seconds),
+        "host_id": table.host_id,
+        # Server side only, below: who sits where, and each seat's hand.
+        "seat_of": {str(s.user_id): s.index for s in seats if s.user_id is not None},
+        "match": None, "view": None, "private": {}, "result": None,
+    }
+    if match is not None and engine is not None:
+        snap["match"] = {
+            "number": match.number, "scores": engine.scores(), "games": list(engine.games),
+            "over": engine.over, "winner": engine.winner, "round": len(engine.rounds) - 1,
+            "best_of": engine.rules.best_of,
+        }
+        if engine.rounds:
+            snap["view"] = public_view(engine)
+            snap["private"] = {str(i): private_part(engine, i) for i in range(table.players)}
+            if table.state == Table.State.CLOSED:
+                for part in snap["private"].values():
+                    part["legal"] = []  # nothing is played at a closed table
+            last = engine.rounds[-1]
+            if last.result is not None:
+                res = last.result
+                snap["result"] = {"reason": res.reason, "winner": res.winner, "tie": res.tie,
+                                  "pips": list(res.pips), "points": res.points}
+    snap["i18n"] = _words(table, engine, seat_list, snap)
+    snap["extras"] = {name: part.build(table, seats) for name, part in _parts.items()}
+    snap["log"] = [[e.version, e.events] for e in reversed(
+        TableEvent.objects.filter(table=table).order_by("-version")[:LOG_LENGTH])]
+    return snap
+
+
+def _words(table: Table, engine: EngineMatch | None, seats: list[dict], snap: dict) -> dict:
+    """Every sentence of the state, in every language of the site."""
+    from .models import PRESET_CHOICES
+
+    labels = dict(PRESET_CHOICES)
+    out = {}
+    for lang, _name in settings.LANGUAGES:
+        with translation.override(lang):
+            named = [dict(s, name=s["name"] or (_("Bot") if s["bot"] else "")) for s in seats]
+            words = {
+                "preset_name": str(labels.get(table.preset, table.preset)),
+                "closed_reason": closed_sentence(table),
+                "seat_names": [s["name"] for s in named],
+                "passed": {},
+                "sentence": None,
+            }
+            if snap["view"] is not None:
+                words["passed"] = {seat: passed_words(nums)
+                                   for seat, nums in snap["view"]["passed_on"].items()}
+            if snap["result"] is not None:
+                words["sentence"] = describe_result(engine, len(engine.rounds) - 1, named)
+        out[lang] = words
+    return out
+
+
+def build_latest(table_id: int) -> dict | None:
+    """The snapshot of the table as the database has it now, for a reader that found none.
+
+    The version is read first, so the content is of that version or newer, never older; a newer
+    snapshot replaces it as soon as its own doorbell is answered.
+    """
+    table = Table.objects.select_related("host__profile", "paused_by__profile").filter(
+        pk=table_id).first()
+    if table is None:
+        return None
+    return build(table, engine=None)
+
+
+# -- composing ----------------------------------------------------------------------------------
+
+def _words_in(snap: dict, language: str) -> dict:
+    words = snap["i18n"]
+    return words.get(language) or words.get(settings.LANGUAGE_CODE) or next(iter(words.values()))
+
+
+def compose(snap: dict, viewer: Viewer) -> dict:
+    """One person's state from a snapshot: no query, no translation, no hidden tile but
+    their own."""
+    words = _words_in(snap, viewer.language)
+    seat = None if viewer.observer or viewer.user_id is None else snap["seat_of"].get(
+        str(viewer.user_id))
+    table = dict(snap["table"], preset_name=words["preset_name"],
+                 closed_reason=words["closed_reason"])
+    seats = [dict(s, name=name) for s, name in zip(snap["seats"], words["seat_names"],
+                                                   strict=True)]
+    you: dict = {"seat": seat, "host": viewer.user_id is not None
+                 and snap["host_id"] == viewer.user_id}
+    state: dict = {
+        "version": snap["version"], "table": table, "seats": seats, "you": you,
+        "match": snap["match"], "view": None, "result": None,
+        "clock": dict(snap["clock"], now=int(time.time() * 1000)),
+    }
+    if viewer.observer:
+        you["observer"] = True
+    you["can_chat"] = seat is not None and table["state"] != Table.State.CLOSED
+    if snap["view"] is not None:
+        view = snap["view"]
+        if seat is not None:
+            view = dict(view, **snap["private"][str(seat)])
+        state["view"] = view
+        state["passed"] = words["passed"]
+    if snap["result"] is not None:
+        state["result"] = dict(snap["result"], sentence=words["sentence"])
+    for name, part in _parts.items():
+        part.compose(snap["extras"].get(name, {}), state, viewer)
+    return state
+
+
+def events_since(snap: dict, version: int) -> list[dict]:
+    """Every event after ``version`` up to the snapshot's, in order; empty when the snapshot's
+    log does not reach back that far (the state alone tells the whole story)."""
+    log = snap["log"]
+    if version < 0 or not log or log[0][0] > version + 1:
+        return []
+    return [event for ver, events in log if ver > version for event in events]
