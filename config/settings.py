@@ -110,7 +110,7 @@ REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "domino")
 CHANNEL_LAYERS = channel_layers(REDIS_URL, prefix=REDIS_KEY_PREFIX)
 
-CELERY_BROKER_URL = redis_urls(REDIS_URL)["celery"]
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or redis_urls(REDIS_URL)["celery"]
 CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker_options(REDIS_URL)
 #: Slow bots' turns have a queue of their own (apps.tables.scheduling); workers take both.
 CELERY_TASK_DEFAULT_QUEUE = "celery"

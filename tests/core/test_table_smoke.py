@@ -5,67 +5,21 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from ..live import seed_site
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
-# Runs inside `manage.py shell` against the site's own database: four players, a started
-# partners match with a few moves, and a session for the host.
-SETUP = """
-import json, random
-from django.contrib.auth import get_user_model
-from django.test import Client
-from apps.rules.engine import legal_dict
-from apps.tables import game, services
-from apps.tables.models import Table
-U = get_user_model()
-users = [U.objects.create_user(username=n, password="pw-" + n * 2)
-         for n in ("ana", "bea", "caio", "dani")]
-table = services.create_table(host=users[0], preset="partners", public=True,
-                              options={"turn_seconds": None})
-for u in users[1:]:
-    services.join_table(user=u, table_id=table.pk)
-services.start_match(user=users[0], table_id=table.pk)
-rng = random.Random(4)
-for _ in range(MOVES):
-    t = Table.objects.get(pk=table.pk)
-    engine = game.load(t.current_match)
-    rnd = engine.current
-    if rnd is None or (rnd.turn == 0 and rnd.history):
-        break
-    move = legal_dict(*rng.choice(rnd.legal()))
-    services.play_move(user=t.seats.get(index=rnd.turn).user, table_id=t.pk, round_number=0,
-                       ply=len(rnd.history), tile=move.get("play"), end=move.get("end"),
-                       is_pass=bool(move.get("pass")))
-client = Client()
-client.force_login(users[0])
-session = client.cookies["sessionid"].value
-print(json.dumps({"id": table.pk, "code": table.code, "session": session}))
-"""
-
-
-def seed(site, moves: int = 0) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"REDIS_URL", "DATABASE_URL", "PYTEST_EMBEDDED_REDIS"}}
-    env.update({"VAR_DIR": str(site.var_dir), "DEBUG": "1"})
-    out = subprocess.run([sys.executable, "manage.py", "shell", "-c",
-                          SETUP.replace("MOVES", str(moves))],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_table_socket_over_the_run_command(run_site):
     site = run_site()
-    made = seed(site)
+    made = seed_site(site)
     with connect(f"{site.ws_url}/ws/table/{made['id']}/", origin=site.base_url,
                  additional_headers={"Cookie": f"sessionid={made['session']}"},
                  open_timeout=10) as ws:
@@ -92,7 +46,7 @@ def test_table_page_renders_mid_round(run_site, tmp_path, monkeypatch):
     playwright = pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     site = run_site()
-    made = seed(site, moves=6)
+    made = seed_site(site, moves=6)
     shot = Path(os.environ.get("TABLE_SCREENSHOT", tmp_path / "table.png"))
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
