@@ -231,6 +231,13 @@ BAD_FRAMES = [
     ("malformed", '{"type": "play", "round": 0, "ply": 0, "tile": 66}'),
     ("malformed", '{"type": "play", "round": 0, "ply": 0, "tile": "6-6", "end": "Z"}'),
     ("too_large", json.dumps({"type": "ping", "pad": "x" * (MAX_FRAME + 10)})),
+    # Found from outside: each of these closed the socket with 1011.
+    ("unknown", '{"type": []}'),
+    ("unknown", '{"type": {"type": "sync"}}'),
+    ("malformed", "[" * 1000 + "]" * 1000),  # 2,000 bytes: deeper than the JSON parser goes
+    ("unknown", '{"type": "host", "action": ["start"]}'),
+    # A tile that is not a tile gets the socket's own code, not the harness's bad_record.
+    ("bad_tile", '{"type": "play", "round": 0, "ply": 0, "tile": "9-9"}'),
 ]
 
 
@@ -253,6 +260,28 @@ async def test_bad_frames_get_an_error_and_change_nothing(people):
     assert (await sock.recv()) == {"type": "pong"}  # still open and answering
     assert await sock.quiet() == []
     assert await db(version_of)(table.pk) == before
+    await sock.close()
+
+
+async def test_an_unexpected_failure_is_an_internal_error_not_a_close(people, monkeypatch):
+    from apps.tables import services as table_services
+
+    def broken(**kwargs):
+        raise RuntimeError("a bug")
+
+    table = await db(seat_table)(people)
+    users = await db(seated)(table)
+    sock = Socket(f"/ws/table/{table.pk}/", users[0])
+    assert await sock.connect()
+    await sock.state()
+    before = await db(version_of)(table.pk)
+    monkeypatch.setattr(table_services, "pause", broken)
+    await sock.send({"type": "host", "action": "pause", "id": "p1"})
+    reply = await sock.recv()
+    assert (reply["type"], reply["code"], reply["id"]) == ("error", "internal", "p1")
+    await sock.send({"type": "sync"})
+    assert (await sock.state())["version"] == before
+    assert sock.closed is None
     await sock.close()
 
 

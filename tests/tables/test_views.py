@@ -208,3 +208,39 @@ def test_record_is_for_the_table_only(client, people, full_table):
     services.start_match(user=people["host"], table_id=full_table.pk)
     client.force_login(people["outsider"])
     assert client.get(reverse("tables:record", args=[full_table.code])).status_code == 404
+
+
+def test_the_record_link_is_offered_once_a_round_is_finished(client, people, full_table):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    client.force_login(people["ana"])
+    page = reverse("tables:table", args=[full_table.code])
+    link = reverse("tables:record", args=[full_table.code])
+    assert link not in client.get(page).content.decode()
+    rng = random.Random(8)
+    while position(full_table)[0].current is not None:
+        play_random_move(full_table, rng)
+    assert link in client.get(page).content.decode()
+
+
+def test_a_waiting_table_leaves_the_lobby_when_its_last_person_leaves_the_page(client, people):
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    client.force_login(people["bea"])
+    lobby = reverse("tables:lobby")
+    services.connect(user=people["host"], table_id=table.pk, channel_name="host-tab")
+    assert table.code in client.get(lobby).content.decode()
+    services.disconnect(channel_name="host-tab")
+    assert table.code not in client.get(lobby).content.decode()
+    services.connect(user=people["host"], table_id=table.pk, channel_name="host-back")
+    assert table.code in client.get(lobby).content.decode()
+
+
+def test_a_table_closed_by_staff_says_so_on_every_later_visit(client, people, full_table):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    services.close_by_staff(table_id=full_table.pk, reason="cheating")
+    client.force_login(people["ana"])
+    html = client.get(reverse("tables:table", args=[full_table.code])).content.decode()
+    assert 'id="closed"' in html and "cheating" in html
+    state = json.loads(html.split('id="table-initial" type="application/json">')[1]
+                       .split("</script>")[0])
+    assert state["table"]["state"] == "closed"
+    assert state["view"] is None  # the voided round is never shown
