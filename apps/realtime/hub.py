@@ -48,7 +48,13 @@ def executor() -> ThreadPoolExecutor:
 
 
 async def db(fn, *args, **kwargs):
-    """Run a sync function that uses the database on the process's database threads."""
+    """Run a sync function that uses the database on the process's database threads.
+
+    With one thread (SQLite, which writes one transaction at a time anyway) that is Django's
+    own sync thread, so that nothing else in the process touches the database beside it.
+    """
+    if _db_threads() == 1:
+        return await DatabaseSyncToAsync(fn)(*args, **kwargs)
     return await DatabaseSyncToAsync(fn, thread_sensitive=False, executor=executor())(
         *args, **kwargs)
 
