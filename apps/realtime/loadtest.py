@@ -197,12 +197,7 @@ def report(clients, watches, marks, counts, expected) -> dict:
         sent += sum(1 for t in watch.sent.values() if since <= t <= until)
         seen += watch.moves_first_seen(since, until)
         conflicts += watch.conflicts
-        # Versions below the last seat's first recorded one straddle the start of recording.
-        firsts = [min(v) for v in watch.versions.values() if v]
-        floor = max(firsts) if firsts else 0
-        every = {v for got in watch.versions.values() for v in got if v >= floor}
-        for got in watch.versions.values():
-            missing = len(every - got)
+        for missing in watch.missed_versions().values():
             missed_pairs += missing
             seats_missing += missing > 0
     errors: dict[str, int] = {}

@@ -58,12 +58,6 @@ def session_cookie(user) -> str:
     return session.session_key
 
 
-def cookie_header(session_key: str) -> str:
-    from django.conf import settings
-
-    return f"{settings.SESSION_COOKIE_NAME}={session_key}"
-
-
 @dataclass
 class OpenTable:
     table_id: int
@@ -181,8 +175,11 @@ class TableWatch:
                    if seen and since <= min(seen.values()) <= until)
 
     def missed_versions(self) -> dict[int, int]:
-        """Per seat, how many versions another seat saw and this one never did."""
-        every = set().union(*self.versions.values()) if self.versions else set()
+        """Per seat, how many versions another seat saw and this one never did. Versions below
+        the last seat's first recorded one straddle the start of recording and do not count."""
+        firsts = [min(got) for got in self.versions.values() if got]
+        floor = max(firsts) if firsts else 0
+        every = {v for got in self.versions.values() for v in got if v >= floor}
         return {seat: len(every - got) for seat, got in self.versions.items()}
 
 
@@ -483,15 +480,3 @@ class SeatClient:
         return {"table": self.spec.table_id, "seat": self.spec.seat, "version": self.version,
                 "open": self.is_open, "final_code": self.final_code,
                 **{k: v for k, v in asdict(self.stats).items()}}
-
-
-async def gather_limited(coros, limit: int) -> list:
-    """Run coroutines at most ``limit`` at a time (opening a thousand sockets at once only
-    measures the accept backlog)."""
-    gate = asyncio.Semaphore(limit)
-
-    async def one(coro):
-        async with gate:
-            return await coro
-
-    return await asyncio.gather(*(one(c) for c in coros))

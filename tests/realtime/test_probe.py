@@ -72,6 +72,15 @@ def test_missed_versions_count_what_another_seat_saw():
     assert watch.missed_versions() == {0: 0, 1: 1, 2: 0}
 
 
+def test_versions_from_before_a_seat_started_recording_are_not_missed():
+    watch = probe.TableWatch(1, [0, 1])
+    watch.recording = True
+    for seat, versions in ((0, [5, 6]), (1, [3, 4, 5, 6])):
+        for v in versions:
+            watch.saw(seat, v, state(v, 0, []))
+    assert watch.missed_versions() == {0: 0, 1: 0}
+
+
 def make_client(**spec) -> probe.SeatClient:
     base = {"table_id": 1, "seat": 0, "session": "s", "urls": ["ws://x/"], "origin": "http://x"}
     return probe.SeatClient(probe.SeatSpec(**{**base, **spec}))
