@@ -561,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     if urlsplit(redis_url).scheme not in ("redis", "rediss", "unix"):
         raise SystemExit("REDIS_URL must point at Redis (redis://host:port/db); use a Redis of "
                          "the load test's own: other Celery workers on it would take its timers")
+    procs.raise_open_files()
     log_dir = Path(tempfile.mkdtemp(prefix="loadtest-"))
     with procs.fresh_database(database_url, PREFIX, keep=args.keep_db) as db_url:
         env = procs.site_env(db_url, redis_url, log_dir)

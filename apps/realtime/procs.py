@@ -37,6 +37,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def raise_open_files() -> None:
+    """Soft limit of open files up to the hard one, for this process and what it starts: a
+    Daphne holding 1600 sockets needs more than the usual 1024."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
