@@ -291,6 +291,7 @@ class LoadTest:
         self.webs: list[procs.Proc] = []
         self.ports: list[int] = []
         self.step_no = 0
+        self.sessions: dict[int, str] = {}
 
     def start_webs(self) -> None:
         for i in range(self.args.webs):
