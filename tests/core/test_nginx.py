@@ -1,6 +1,7 @@
 """docker/nginx.conf for real, where Debian's nginx is installed (`apt-get install nginx-light`):
-the same file with the compose service names swapped for two local Daphne processes. HTTP and
-a WebSocket pass through it, and with one Daphne killed both still do, on the other one."""
+the same file with the compose service names swapped for two local Daphne processes. Plain HTTP
+redirects; over TLS a page and a WebSocket pass through, and with one Daphne killed both still
+do, on the other one."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import ssl
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from websockets.sync.client import connect
 
 from apps.realtime import procs
 
-from ..conftest import ROOT, find_free_port, wait_for_http
+from ..conftest import ROOT, find_free_port
 
 NGINX = shutil.which("nginx") or (Path("/usr/sbin/nginx") if Path("/usr/sbin/nginx").exists()
                                   else None)
@@ -58,6 +60,19 @@ def local_conf(tmp: Path, webs: list[int], http: int, https: int) -> Path:
     return path
 
 
+def wait_for_tls(url: str, context: ssl.SSLContext, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5, context=context) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(0.2)
+
+
 def echo(url: str, origin: str, **kwargs) -> str:
     with connect(url, origin=origin, open_timeout=10, proxy=None, **kwargs) as ws:
         ws.send("through nginx")
@@ -83,19 +98,26 @@ def test_nginx_passes_pages_and_sockets_to_whichever_web_process_is_up(tmp_path,
             web.start()
         for web, port in zip(webs, ports, strict=True):
             assert procs.wait_http(f"http://127.0.0.1:{port}/healthz", 60, web), web.name
-        wait_for_http(f"http://127.0.0.1:{http}/healthz", timeout=20)
         tls = ssl.create_default_context()
         tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
-        origin = f"http://127.0.0.1:{http}"
-        assert echo(f"ws://127.0.0.1:{http}/ws/ping/", origin) == "through nginx"
-        assert echo(f"wss://127.0.0.1:{https}/ws/ping/", f"https://127.0.0.1:{https}",
-                    ssl=tls) == "through nginx"
+        base = f"https://127.0.0.1:{https}"
+        wait_for_tls(f"{base}/healthz", tls)
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        with pytest.raises(urllib.error.HTTPError) as plain:
+            urllib.request.build_opener(NoRedirect).open(f"http://127.0.0.1:{http}/t/X/")
+        assert plain.value.code == 301
+        assert plain.value.headers["Location"] == "https://127.0.0.1/t/X/"
+        assert echo(f"wss://127.0.0.1:{https}/ws/ping/", base, ssl=tls) == "through nginx"
 
         webs[0].kill(signal.SIGKILL)
         for _ in range(4):  # least_conn would pick the dead one first: it is retried
-            with urllib.request.urlopen(f"http://127.0.0.1:{http}/healthz", timeout=10) as r:
+            with urllib.request.urlopen(f"{base}/healthz", timeout=10, context=tls) as r:
                 assert r.status == 200
-            assert echo(f"ws://127.0.0.1:{http}/ws/ping/", origin) == "through nginx"
+            assert echo(f"wss://127.0.0.1:{https}/ws/ping/", base, ssl=tls) == "through nginx"
     finally:
         nginx.send_signal(signal.SIGQUIT)
         try:
