@@ -181,14 +181,16 @@ class Proc:
         return len(lines), lines[:5]
 
     def last_line(self) -> str:
-        """The last line of stderr: what a process that died said last."""
+        """What a process that died said last: the last error line near the end of stderr
+        (threads may still log a line or two after it), else the last line."""
         try:
             with open(self.stderr_path, "rb") as fh:
-                fh.seek(max(0, self.log_size() - 4096))
+                fh.seek(max(0, self.log_size() - 8192))
                 lines = fh.read().decode("utf-8", "replace").strip().splitlines()
         except OSError:
             return ""
-        return lines[-1] if lines else ""
+        errors = [line for line in lines if re.search(r"CRITICAL|Error|Exception", line)]
+        return (errors or lines or [""])[-1]
 
     def wait_log(self, marker: str, since: int, timeout: float = 60.0) -> bool:
         """Wait until ``marker`` appears in stderr after offset ``since``."""

@@ -221,7 +221,7 @@ def open_tables(count: int, rng: random.Random, site: Site) -> tuple[list[Seated
 
 def plan_faults(faults: dict[str, int], duration: float, rng: random.Random) -> list[tuple]:
     """(seconds after the start, kind), spread over the run with room to recover between,
-    and the last early enough for the 10 s catch-up to end before the tables stop."""
+    and the last early enough for the catch-up (20 s) to end before the tables stop."""
     kinds = [kind for kind, n in faults.items() for _ in range(n)]
     rng.shuffle(kinds)
     if not kinds:
@@ -273,7 +273,9 @@ class Chaos:
             procs.log(f"fault: {kind} ({fault.target}) {down}")
         recovered = max((f.recovered or f.at for f in self.faults), default=self.started)
         await self.sample_versions(recovered, recovered + CATCH_UP_SECONDS)
-        await asyncio.sleep(max(0.0, self.started + duration - time.monotonic()))
+        # The last sample's version has 10 s to arrive too.
+        until = max(self.started + duration, recovered + 2 * CATCH_UP_SECONDS + 0.5)
+        await asyncio.sleep(max(0.0, until - time.monotonic()))
         self.check_catch_up(recovered)
         await self.quit_some()
         await self.check_presence()
@@ -306,22 +308,34 @@ class Chaos:
             await asyncio.sleep(max(0.0, at + 0.5 - time.monotonic()))
 
     def check_catch_up(self, recovered: float) -> None:
-        """10 s after the last recovery, every client holds at least the version its table had
-        in the database a second earlier (the second is for doorbells still on their way)."""
-        at = recovered + CATCH_UP_SECONDS
-        earlier = [versions for t, versions in self.samples if t <= at - 1.0]
-        target = earlier[-1] if earlier else {}
-        late = []
+        """Every version a table had in the 10 s after the last recovery (sampled twice a
+        second, from the moment of recovery) reached each of its clients within 10 s. The
+        first sample is what the table did up to the recovery, the outage included; the later
+        ones catch a page that stopped hearing its table. A page merely slow under load passes."""
+        delays, late = [], []
         for client in self.clients:
             table = client.spec.table_id
-            held = max((v for t, v in client.history if t <= at), default=-1)
-            if held < target.get(table, -1):
-                late.append(f"table {table} seat {client.spec.seat}: held version {held}, the "
-                            f"table had {target.get(table)}; now holds {client.version}; socket "
-                            f"{'open' if client.is_open else 'closed'}, opened "
-                            f"{client.stats.opens}x, closes {dict(client.stats.closes)}")
-        detail = (f"{len(self.clients) - len(late)} of {len(self.clients)} clients held their "
-                  f"table's version {CATCH_UP_SECONDS:.0f} s after the last recovery")
+            worst, why = 0.0, ""
+            for at, versions in self.samples:
+                want = versions.get(table, -1)
+                seen = next((t for t, v in client.history if v >= want), None)
+                delay = float("inf") if seen is None else max(0.0, seen - at)
+                if delay > worst:
+                    worst = delay
+                    why = (f"version {want} (the table's {at - recovered:.1f} s after the "
+                           f"recovery) " + ("never came" if seen is None
+                                            else f"came {delay:.1f} s later"))
+            delays.append(worst)
+            if worst > CATCH_UP_SECONDS:
+                late.append(f"table {table} seat {client.spec.seat}: {why}; holds "
+                            f"{client.version}; socket {'open' if client.is_open else 'closed'}"
+                            f", opened {client.stats.opens}x, closes {dict(client.stats.closes)}")
+        finite = sorted(d for d in delays if d != float("inf"))
+        detail = (f"{len(delays) - len(late)} of {len(delays)} clients got every version within "
+                  f"{CATCH_UP_SECONDS:.0f} s, {len(delays) - len(finite)} never got one")
+        if finite:
+            detail += (f" (worst delay per client: p50 {finite[len(finite) // 2]:.1f} s, "
+                       f"max {finite[-1]:.1f} s)")
         self.checks.append(Check("clients reach the latest version", not late, detail, late))
 
     async def quit_some(self) -> None:
