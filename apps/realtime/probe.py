@@ -5,8 +5,8 @@
 - :func:`open_table`: a started table, through the table services (the only writers).
 - :class:`SeatClient`: one table page's socket, behaving as ``static/js/table.js`` does
   (ignore older versions, sync on a gap and after every reconnect, reconnect 0.5 s doubling to
-  15 s with jitter, never after 4401/4403/4404, ping every 25 s), and playing a random legal
-  move from ``state.view.legal`` after a think time.
+  15 s with jitter, never after 4401/4403/4404 nor to a closed table, ping with its version
+  every 25 s), and playing a random legal move from ``state.view.legal`` after a think time.
 - :class:`TableWatch`: what the seats of one table saw: when each move was sent, when each
   seat first held it, which versions each seat saw, and any position seen with two moves.
 
@@ -237,6 +237,8 @@ class SeatClient:
         self.playing = False
         self.is_open = False
         self.final_code: int | None = None
+        #: A closed table stays closed: the page stops reconnecting to it.
+        self.table_closed = False
         self._ws = None
         self._task: asyncio.Task | None = None
         self._stopping = False
@@ -307,7 +309,7 @@ class SeatClient:
                         self._thinking.cancel()
                 code = ws.close_code if ws.close_code is not None else 1006
                 self.stats.closes[code] += 1
-                if code in FINAL_CLOSE_CODES:
+                if code in FINAL_CLOSE_CODES or self.table_closed:
                     self.final_code = code
                     return
             if self._stopping:
@@ -412,6 +414,7 @@ class SeatClient:
             return  # an older picture arriving late
         gap = self.version >= 0 and version > self.version + 1
         self.version, self.state = version, state
+        self.table_closed = (state.get("table") or {}).get("state") == "closed"
         if gap:
             asyncio.get_running_loop().create_task(self._send({"type": "sync"}))
         self._consider()

@@ -109,6 +109,9 @@ def site_env(database_url: str, redis_url: str, var_dir: Path) -> dict[str, str]
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "VAR_DIR": str(var_dir),
         "PYTHONUNBUFFERED": "1",
+        # Pub/sub channels are not scoped by Redis database: a site of its own needs a prefix
+        # of its own on a Redis it may share.
+        "REDIS_KEY_PREFIX": os.environ.get("REDIS_KEY_PREFIX") or f"{var_dir.name}-",
     })
     return env
 

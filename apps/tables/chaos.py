@@ -247,6 +247,7 @@ class Chaos:
         self.checks: list[Check] = []
         self.quitters: set[tuple[int, int]] = set()
         self.started = 0.0
+        self.progress: list[Check] = []
 
     @property
     def clients(self) -> list[probe.SeatClient]:
@@ -281,6 +282,18 @@ class Chaos:
         await self.check_presence()
         watcher.cancel()
         self.site.look()
+        # While the pages are still open: once they close, their tables pause by themselves.
+        self.progress = [await asyncio.to_thread(self.progress_since, recovered)]
+
+    def progress_since(self, recovered: float) -> Check:
+        from django.db import close_old_connections
+        from django.utils import timezone
+
+        try:
+            since = timezone.now() - timedelta(seconds=time.monotonic() - recovered)
+            return check_progress(self.seated, since)
+        finally:
+            close_old_connections()
 
     async def look_at_processes(self) -> None:
         while True:
@@ -453,11 +466,19 @@ def check_records(seated: list[Seated]) -> list[Check]:
     return checks
 
 
+#: A deadline this much in the past, with the worker and beat up, was missed.
+OVERDUE = timedelta(seconds=5)
+
+
 def check_progress(seated: list[Seated], since_wall) -> Check:
-    """Every table still being played made a move after the last recovery."""
+    """Run while the site is still up: every table still being played made a move after the
+    last recovery, and none has a deadline the table should have acted on seconds ago."""
+    from django.utils import timezone
+
     from apps.tables.models import Move, Table
 
     stuck = []
+    now = timezone.now()
     for table in Table.objects.filter(pk__in=[s.table.table_id for s in seated]):
         match = table.current_match
         if table.state != Table.State.PLAYING or table.paused or match is None \
@@ -466,6 +487,10 @@ def check_progress(seated: list[Seated], since_wall) -> Check:
         if not Move.objects.filter(round__match__table=table, created_at__gte=since_wall).exists():
             stuck.append(f"table {table.pk} ({table.preset}): no move since the last recovery; "
                          f"version {table.version}, deadline {table.turn_deadline}")
+        elif table.turn_deadline is not None and table.turn_deadline < now - OVERDUE:
+            late = (now - table.turn_deadline).total_seconds()
+            stuck.append(f"table {table.pk} ({table.preset}): its deadline passed {late:.0f} s "
+                         f"ago; version {table.version}")
     return Check("tables kept playing after the last recovery", not stuck,
                  f"{len(stuck)} stuck", stuck)
 
@@ -515,7 +540,6 @@ def run(args: argparse.Namespace, env: dict[str, str], log_dir: Path,
         redis: procs.RedisServer) -> int:
     from django.conf import settings
     from django.db import close_old_connections
-    from django.utils import timezone
 
     site = Site(env, log_dir, redis)
     rng = random.Random(args.seed)
@@ -536,15 +560,13 @@ def run(args: argparse.Namespace, env: dict[str, str], log_dir: Path,
                 await chaos.stop_clients()
 
         asyncio.run(drive())
-        last = max((f.recovered or f.at for f in chaos.faults), default=chaos.started)
-        since_wall = timezone.now() - timedelta(seconds=time.monotonic() - last)
     finally:
         site.stop()
     deaths = list(site.deaths.values())
     died = Check("no server process exited by itself", not deaths, f"{len(deaths)} exited",
                  deaths)
     checks = [*chaos.checks, check_faults(chaos.faults, args.faults), died,
-              check_progress(seated, since_wall), *check_records(seated)]
+              *chaos.progress, *check_records(seated)]
     print()
     print_run(chaos, site)
     print()
