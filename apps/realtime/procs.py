@@ -212,25 +212,29 @@ class Proc:
         return False
 
 
-# The commands are those of scripts/run.py (`make run`): the tools run the site as it runs.
+# The command lines are apps.core.processes', the launcher's: the tools run what an operator
+# runs. INFO logging, because readiness is read from the log ("ready.", "beat: Starting").
 
 def daphne(port: int, env: dict[str, str], log_dir: Path, *, name: str = "daphne",
            app: str = "config.asgi:application") -> Proc:
-    argv = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app]
+    from apps.core import processes
+
+    argv = processes.web(port)
+    if app != "config.asgi:application":
+        argv[argv.index("config.asgi:application")] = app
     return Proc(name, argv, env, log_dir)
 
 
-def worker(env: dict[str, str], log_dir: Path, concurrency: int = 2) -> Proc:
-    argv = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=threads",
-            f"--concurrency={concurrency}", "--loglevel=INFO", "--without-gossip",
-            "--without-mingle"]
-    return Proc("worker", argv, env, log_dir)
+def worker(env: dict[str, str], log_dir: Path) -> Proc:
+    from apps.core import processes
+
+    return Proc("worker", processes.worker(loglevel="INFO"), env, log_dir)
 
 
 def beat(env: dict[str, str], log_dir: Path) -> Proc:
-    argv = [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel=INFO",
-            f"--schedule={log_dir / 'celerybeat-schedule'}"]
-    return Proc("beat", argv, env, log_dir)
+    from apps.core import processes
+
+    return Proc("beat", processes.beat(log_dir, loglevel="INFO"), env, log_dir)
 
 
 def wait_http(url: str, timeout: float = 60.0, proc: Proc | None = None) -> bool:
