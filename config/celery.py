@@ -1,8 +1,45 @@
+import logging
 import os
 
 from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+log = logging.getLogger(__name__)
+
+
+def _survive_restores_after_release() -> None:
+    """Keep the worker alive when Redis restarts (kombu 5.7, every pool).
+
+    On a lost broker connection Celery releases the connection, and closing its channel then
+    restores the unacknowledged messages through that released connection: kombu's
+    ``_connparams`` reads ``connection.client``, now None, and the AttributeError is
+    "unrecoverable": the worker exits (kombu #582 and #970 show the same path). There are
+    always unacknowledged messages here, since every turn deadline is an ETA task held by the
+    worker. Losing their restore costs nothing: a Redis that restarted has no such messages to
+    restore, one that kept them redelivers them after the visibility timeout (each carries its
+    position, so a late one changes nothing), and beat's one-second sweep acts on every due
+    deadline meanwhile. ``tests/tables/test_chaos.py`` restarts Redis under a running worker.
+    """
+    from kombu.transport.virtual import base
+
+    restore = base.QoS.restore_unacked_once
+    if getattr(restore, "survives_release", False):
+        return
+
+    def restore_unacked_once(self, stderr=None):
+        try:
+            return restore(self, stderr)
+        except AttributeError:  # the connection was released first (see above)
+            log.warning("could not restore unacknowledged messages: the broker connection "
+                        "was already released; the sweep covers their deadlines")
+            return None
+
+    restore_unacked_once.survives_release = True
+    base.QoS.restore_unacked_once = restore_unacked_once
+
+
+_survive_restores_after_release()
 
 app = Celery("config")
 # Every CELERY_* setting in config/settings.py (broker URL, beat schedule, ...) applies here.
