@@ -128,16 +128,19 @@ async def test_a_stand_in_shows_in_the_seats_for_as_long_as_it_lasts(people):
     watcher = Socket(f"/ws/table/{table.pk}/", users[0])
     assert await watcher.connect()
     await watcher.state()
-    await db(Seat.objects.filter(table=table, index=2).update)(standin=True)
-    await db(services.touch)(table_id=table.pk, events=[{"kind": "seat", "seat": 2,
+    turn = await db(lambda: game.restore(Table.objects.get(pk=table.pk).current_match)
+                    .current.turn)()
+    away = (turn + 2) % 4  # not the one to move: the move below is a person's
+    await db(Seat.objects.filter(table=table, index=away).update)(standin=True)
+    await db(services.touch)(table_id=table.pk, events=[{"kind": "seat", "seat": away,
                                                          "action": "standin"}])
     state = (await watcher.state(min_version=1))["state"]
-    assert [s["standin"] for s in state["seats"]] == [False, False, True, False]
+    assert [s["standin"] for s in state["seats"]] == [i == away for i in range(4)]
     # It stays in every later state, not only in the event that announced it.
     await db(random_move)(table.pk, random.Random(4))
     later = await watcher.until(lambda m: m["type"] == "state" and m["version"]
                                 > state["version"])
-    assert later["state"]["seats"][2]["standin"] is True
+    assert later["state"]["seats"][away]["standin"] is True
     await watcher.close()
 
 
