@@ -12,4 +12,6 @@ class ModerationConfig(AppConfig):
 
         from .selectors import compose_part, state_part
 
-        register_part(Part("moderation", state_part, compose_part))
+        # The chat names people by their seat: seat changes rebuild it too.
+        register_part(Part("moderation", state_part, compose_part, frozenset(
+            {"chat", "chat_hidden", "muted", "unmuted", "seat", "match_started"})))

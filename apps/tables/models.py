@@ -102,7 +102,8 @@ class Seat(models.Model):
     is_bot = models.BooleanField(default=False)
     bot_level = models.CharField(max_length=10, choices=BOT_LEVELS, blank=True)
     joined_at = models.DateTimeField(null=True, blank=True)
-    #: When the person's last socket closed; None while connected.
+    #: When the person's last socket at the table closed (or since they sat down without one);
+    #: None exactly while they hold one: the seat's presence, kept by the presence services.
     away_since = models.DateTimeField(null=True, blank=True, db_index=True)
     #: A bot plays this person's hand for the rest of the round (away too long, or left).
     standin = models.BooleanField(default=False)

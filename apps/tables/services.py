@@ -131,9 +131,8 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     a WHERE on the version it does not), write the version's events, keep the engine's position
     when the match ``moved``, and build the version's snapshot; store and ring after commit."""
     now = now or timezone.now()
-    seats = list(Seat.objects.filter(table=table).select_related("user__profile")
-                 .order_by("index"))
-    connected = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
+    seats = _seats(table)
+    connected = state.connected_people(seats)
     if engine is None and table.state == Table.State.PLAYING:
         match = table.current_match
         engine = game.restore(match)
@@ -148,7 +147,10 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     TableEvent.objects.create(table=table, version=table.version, events=events, created_at=now)
     if moved:
         game.save_position(match, engine, game.round_id(match))
-    snapshot = state.build(table, engine=engine, match=match, seats=seats, connected=connected)
+    from apps.realtime import snapshots
+
+    snapshot = state.build(table, engine=engine, match=match, seats=seats,
+                           previous=snapshots.load(table.pk, table.code), events=events)
     outcome = Outcome(table.pk, table.version, events, table.turn_deadline, position, snapshot,
                       actor)
     transaction.on_commit(lambda: _ring(outcome))
@@ -225,16 +227,32 @@ def _require_open(table: Table) -> None:
         raise ServiceError(_("This table is closed."), code="closed")
 
 
+def _seats(table: Table) -> list[Seat]:
+    """The table's seats, by index, with their people's profiles: read once per service call
+    (the call's later steps change these same objects, so the list stays true)."""
+    cached = getattr(table, "_seat_list", None)
+    if cached is None:
+        cached = list(Seat.objects.filter(table=table).select_related("user__profile")
+                      .order_by("index"))
+        table._seat_list = cached
+    return cached
+
+
 def _seat_of(table: Table, user) -> Seat:
     _require_signed_in(user)
-    seat = table.seats.filter(user=user).first()
+    seat = next((s for s in _seats(table) if s.user_id == user.pk), None)
     if seat is None:
         raise ServiceError(_("You are not seated at this table."), code="not_seated")
     return seat
 
 
 def _seat_users(table: Table) -> list[int | None]:
-    return [None if s.is_bot else s.user_id for s in table.seats.order_by("index")]
+    return [None if s.is_bot else s.user_id for s in _seats(table)]
+
+
+def _present(table: Table, user_id: int) -> bool:
+    """Whether ``user_id`` holds a socket at the table (for seating someone new)."""
+    return Connection.objects.filter(table=table, user_id=user_id).exists()
 
 
 # -- tables and seats -------------------------------------------------------------------------
@@ -268,7 +286,10 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
         else:
             raise ServiceError(_("Could not open a table; try again."), code="retry")
         Seat.objects.bulk_create(Seat(table=table, index=i) for i in range(rules.players))
-        Seat.objects.filter(table=table, index=0).update(user=host, joined_at=timezone.now())
+        # Away until their first socket opens: a seat's away_since is its presence.
+        now = timezone.now()
+        Seat.objects.filter(table=table, index=0).update(user=host, joined_at=now,
+                                                         away_since=now)
     return table
 
 
@@ -314,7 +335,9 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
             seat.save(update_fields=["reserved_for"])
         else:
             seat.user, seat.joined_at = user, timezone.now()
-            seat.save(update_fields=["user", "joined_at", "is_bot", "bot_level"])
+            seat.away_since = None if _present(table, user.pk) else seat.joined_at
+            seat.save(update_fields=["user", "joined_at", "is_bot", "bot_level",
+                                     "away_since"])
         if invited and invited.answered_at is None:
             invited.answered_at = timezone.now()
             invited.save(update_fields=["answered_at"])
@@ -578,7 +601,7 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
             raise StaleMove()
         if last.result is not None:
             return _next_round(table, match, engine)
-        seat = table.seats.get(index=last.turn)
+        seat = _seats(table)[last.turn]
         if seat.played_by_bot:
             if choice is None or choice[0] != (table.version, *here):
                 # The table moved on while the bot thought (or there was nothing to think
@@ -697,8 +720,8 @@ def _auto_passes(table: Table, match: Match, engine: EngineMatch, events: list[d
 
 def _auto_passer(table: Table, seat_index: int):
     """The person at ``seat_index`` if they play it themselves and turned auto-pass on."""
-    seat = table.seats.select_related("user__profile").filter(index=seat_index).first()
-    if seat is None or seat.user is None or seat.played_by_bot:
+    seat = _seats(table)[seat_index]
+    if seat.user is None or seat.played_by_bot:
         return None
     profile = getattr(seat.user, "profile", None)
     return seat.user if profile is not None and profile.auto_pass else None
@@ -765,14 +788,14 @@ def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict],
 
 def _seats_at_round_end(table: Table, events: list[dict]) -> None:
     """Reservations are honoured, leavers' and removed bots' seats free, returners play."""
-    connected = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
-    for seat in table.seats.all():
+    holding = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
+    for seat in _seats(table):
         changed = None
         if seat.reserved_for_id is not None:
             seat.user_id, seat.reserved_for = seat.reserved_for_id, None
             seat.is_bot, seat.bot_level, seat.bot_leaving = False, "", False
             seat.standin, seat.leaving, seat.joined_at = False, False, timezone.now()
-            seat.away_since = None if seat.user_id in connected else timezone.now()
+            seat.away_since = None if seat.user_id in holding else timezone.now()
             changed = "reservation_taken"
         elif seat.bot_leaving:
             seat.is_bot, seat.bot_level, seat.bot_leaving = False, "", False
@@ -780,7 +803,7 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
         elif seat.leaving:
             seat.user, seat.standin, seat.leaving, seat.away_since = None, False, False, None
             changed = "left"
-        elif seat.standin and seat.user_id in connected:
+        elif seat.standin and seat.away_since is None:
             seat.standin = False
             changed = "back"
         if changed:

@@ -44,7 +44,7 @@ from django.utils.translation import ngettext
 from apps.rules.engine import Match as EngineMatch
 from apps.rules.view import private_part, public_view
 
-from .models import Connection, Seat, Table, TableEvent
+from .models import Seat, Table, TableEvent
 
 #: Versions of events a snapshot carries: a socket further behind gets the state alone.
 LOG_LENGTH = 20
@@ -55,11 +55,14 @@ PARTNER_PRESETS = ("partners", "partners-66", "pairs-series", "tranca")
 class Part:
     """Another app's part of the state: ``build(table, seats)`` adds JSON-ready data to the
     snapshot (under ``name``); ``compose(data, state, viewer)`` puts the person's share of it
-    into their state."""
+    into their state. The part is built again only at a version whose events include one of
+    ``refresh_on`` (or when the previous version's snapshot is not at hand); otherwise the
+    previous version's part is kept."""
 
     name: str
     build: Callable[[Table, list[Seat]], dict]
     compose: Callable[[dict, dict, Viewer], None]
+    refresh_on: frozenset[str] = frozenset()
 
 
 _parts: dict[str, Part] = {}
@@ -180,6 +183,12 @@ def clock_of(table: Table, turn_seconds) -> dict:
 
 # -- building -----------------------------------------------------------------------------------
 
+def connected_people(seats: list[Seat]) -> set[int]:
+    """Who of the seated holds a socket at the table: a seat's ``away_since`` is None exactly
+    while its person has one (the presence services keep it so)."""
+    return {s.user_id for s in seats if s.user_id is not None and s.away_since is None}
+
+
 def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[dict]:
     partners = table.players == 4 and table.preset in PARTNER_PRESETS
     out = []
@@ -199,11 +208,14 @@ def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[di
 
 
 def build(table: Table, *, engine: EngineMatch | None, match=None,
-          seats: list[Seat] | None = None, connected: set[int] | None = None) -> dict:
+          seats: list[Seat] | None = None, previous: dict | None = None,
+          events: list[dict] | None = None) -> dict:
     """The snapshot of ``table`` at ``table.version``: public parts, every seat's private part,
     the person-specific data other apps add, and the words in every language.
 
-    Called by the services under the table's row lock (so it is exactly that version), or by
+    Called by the services under the table's row lock (so it is exactly that version), with
+    the version's ``events`` and, when at hand, the ``previous`` version's snapshot: the event
+    log and the other apps' parts carry on from it instead of being read again. Called by
     :func:`build_latest` when a stored snapshot is missing.
     """
     from . import game
@@ -211,9 +223,10 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
     if seats is None:
         seats = list(Seat.objects.filter(table=table).select_related("user__profile")
                      .order_by("index"))
-    if connected is None:
-        connected = set(Connection.objects.filter(table=table)
-                        .values_list("user_id", flat=True))
+    connected = connected_people(seats)
+    if previous is not None and (previous["version"] != table.version - 1 or events is None
+                                 or previous["table"]["code"] != table.code):
+        previous = None  # not the version just before this one: nothing carries on
     if match is None and table.state != Table.State.WAITING:
         match = table.current_match
     if engine is None and match is not None:
@@ -254,9 +267,16 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
                 snap["result"] = {"reason": res.reason, "winner": res.winner, "tie": res.tie,
                                   "pips": list(res.pips), "points": res.points}
     snap["i18n"] = _words(table, engine, seat_list, snap)
-    snap["extras"] = {name: part.build(table, seats) for name, part in _parts.items()}
-    snap["log"] = [[e.version, e.events] for e in reversed(
-        TableEvent.objects.filter(table=table).order_by("-version")[:LOG_LENGTH])]
+    kinds = {e.get("kind") for e in events or ()}
+    snap["extras"] = {
+        name: (previous["extras"][name] if previous is not None and name in previous["extras"]
+               and not kinds & part.refresh_on else part.build(table, seats))
+        for name, part in _parts.items()}
+    if previous is not None:
+        snap["log"] = (previous["log"] + [[table.version, events]])[-LOG_LENGTH:]
+    else:
+        snap["log"] = [[e.version, e.events] for e in reversed(
+            TableEvent.objects.filter(table=table).order_by("-version")[:LOG_LENGTH])]
     return snap
 
 
