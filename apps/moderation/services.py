@@ -427,11 +427,15 @@ def hide_table(*, actor, table_id: int, hidden: bool = True, reason: str = "") -
 
 
 def rename_table(*, actor, table_id: int, name: str, reason: str = "") -> Table:
+    """Staff rename (or clear the name of) a table, under the same rules as a host's name."""
+    from apps.tables.names import normalize_table_name, table_name_problem
+
     _require_perm(actor, "rename_table")
     reason = _reason(reason, required=False)
-    name = " ".join((name or "").split())
-    if len(name) > 40:
-        raise ServiceError(_("A table name is at most 40 characters."), code="too_long")
+    name = normalize_table_name(name)
+    problem = table_name_problem(name)
+    if problem is not None:
+        raise ServiceError(problem, code="bad_name")
     with transaction.atomic():
         table = tables._locked(table_id)
         before = {"name": table.name}
