@@ -370,7 +370,9 @@ class MeConsumer(SafeConsumer):
             return
         # A banned person's session outlives the ban until their next page load (the ban
         # middleware signs them out there), so the socket checks for itself.
-        if await database_sync_to_async(_banned)(self.user):
+        from apps.moderation.selectors import is_banned
+
+        if await db(is_banned, self.user):
             await self.close(code=BANNED_CLOSE_CODE)
             return
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)

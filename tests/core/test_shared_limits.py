@@ -33,16 +33,17 @@ def test_cache_settings_use_djangos_redis_cache_on_either_url():
     for url, location in (("unix:///tmp/r/redis.sock", "unix:///tmp/r/redis.sock"),
                           ("redis+socket:///tmp/r.sock", "unix:///tmp/r.sock"),
                           ("redis://cache.example:6379/2", "redis://cache.example:6379/2")):
-        default = cache_settings(url, key_prefix="p")["default"]
+        default = cache_settings(url, prefix="p")["default"]
         assert default["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
-        assert (default["LOCATION"], default["KEY_PREFIX"]) == (location, "p")
+        assert (default["LOCATION"], default["KEY_PREFIX"]) == (location, "p:cache")
+        assert default["OPTIONS"]["socket_timeout"]  # never redis-py's default (stack.md)
 
 
 def test_the_cache_counts_on_the_test_redis(redis_url):
     """The same settings against the session's Redis (embedded unix socket or CI's TCP)."""
     from django.core.cache.backends.redis import RedisCache
 
-    config = cache_settings(redis_url, key_prefix=f"test-{uuid.uuid4().hex}")["default"]
+    config = cache_settings(redis_url, prefix=f"test-{uuid.uuid4().hex}")["default"]
     cache = RedisCache(config["LOCATION"], {k: v for k, v in config.items()
                                             if k in ("KEY_PREFIX", "OPTIONS")})
     assert cache.add("fails", 0, 60)
@@ -103,12 +104,12 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 
 @pytest.fixture
 def two_servers(tmp_path, redis_url):
-    """Two Daphne processes on one SQLite file and the session's Redis, with a cache prefix
-    of their own (CI's Redis is shared between runs)."""
+    """Two Daphne processes on one SQLite file and the session's Redis, with a key prefix of
+    their own (CI's Redis is shared between runs)."""
     env = {k: v for k, v in os.environ.items()
            if k not in {"DATABASE_URL", "PYTEST_EMBEDDED_REDIS", "DJANGO_TESTING"}}
     env.update(VAR_DIR=str(tmp_path), DEBUG="1", SECRET_KEY=secrets.token_urlsafe(50),
-               REDIS_URL=redis_url, CACHE_KEY_PREFIX=f"test-{uuid.uuid4().hex}",
+               REDIS_URL=redis_url, REDIS_KEY_PREFIX=f"test-{uuid.uuid4().hex}",
                PYTHONUNBUFFERED="1")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env,
                    check=True, capture_output=True, timeout=180)
