@@ -147,3 +147,17 @@ def celery_broker_options(url: str) -> dict:
     """kombu's Redis transport: the same trap, made explicit. Its blocking BRPOP waits 1 s, so
     reads get 30 s; a half-open socket is dropped by its health check."""
     return {"visibility_timeout": 3600, **redis_client_options(redis_urls(url)["redis"])}
+
+
+def cache_settings(url: str, *, prefix: str = "domino") -> dict:
+    """Django's own Redis cache on the REDIS_URL, embedded (unix socket) or real, with the
+    site's key prefix and the same explicit timeouts as every other Redis client."""
+    location = redis_urls(url)["redis"]
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": location,
+            "KEY_PREFIX": f"{prefix}:cache",
+            "OPTIONS": redis_client_options(location),
+        }
+    }

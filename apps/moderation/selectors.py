@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db.models import Count, Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
@@ -10,6 +12,11 @@ from .models import Ban, ChatMessage, Mute, Report
 
 #: Chat messages a table's state carries.
 CHAT_IN_STATE = 30
+#: The longest timed ban a superuser, and a moderator, may give.
+BAN_MAX = timedelta(days=365)
+MODERATOR_BAN_MAX = timedelta(days=30)
+#: Lengths the person page offers, in days.
+BAN_DAYS = (1, 3, 7, 14, 30, 90, 365)
 
 
 def active_mute(user) -> Mute | None:
@@ -30,6 +37,26 @@ def active_ban(user) -> Ban | None:
 
 def is_banned(user) -> bool:
     return active_ban(user) is not None
+
+
+def longest_ban(actor) -> timedelta:
+    """The longest timed ban ``actor`` may give (the right to ban at all is checked apart)."""
+    return BAN_MAX if getattr(actor, "is_superuser", False) else MODERATOR_BAN_MAX
+
+
+def ban_choices(actor) -> list[int]:
+    return [d for d in BAN_DAYS if timedelta(days=d) <= longest_ban(actor)]
+
+
+def may_lift_ban(actor, target) -> bool:
+    """Whether ``actor`` may lift ``target``'s active bans: superusers always; others only when
+    every active ban is a timed one they gave."""
+    if not actor.has_perm("moderation.lift_ban"):
+        return False
+    bans = list(Ban.objects.filter(Ban.active_q(), user=target))
+    if not bans or actor.is_superuser:
+        return bool(bans)
+    return all(b.until is not None and b.by_id == actor.pk for b in bans)
 
 
 def when(moment) -> str:

@@ -1,7 +1,7 @@
 """Chat, reports and every staff action. The only code that writes this app's rows.
 
 Each staff action checks ``actor.has_perm("moderation.<right>")`` (rights come from the
-"moderator" group or superuser status, see ``migrations/0002_moderator_group.py``), changes the
+"moderator" group, :data:`MODERATOR_RIGHTS`, or superuser status), and ``is_staff``; changes the
 rows and writes a :class:`~apps.moderation.models.ModerationLog` row in one transaction, and
 after the commit rings the sockets that must show the change. Table changes go through
 ``apps.tables.services`` (row lock + version bump). Refusals are
@@ -24,7 +24,14 @@ from apps.tables.models import Round, Seat, Table
 from apps.tables.services import ServiceError
 
 from .models import CHAT_MAX_LENGTH, Ban, ChatMessage, ModerationLog, Mute, Report
-from .selectors import active_ban, active_mute, mute_message
+from .selectors import (
+    BAN_MAX,
+    MODERATOR_BAN_MAX,
+    active_ban,
+    active_mute,
+    longest_ban,
+    mute_message,
+)
 
 User = get_user_model()
 Action = ModerationLog.Action
@@ -37,9 +44,16 @@ REPORT_LIMIT = 10
 REPORT_WINDOW = timedelta(hours=1)
 NOTE_MAX_LENGTH = 500
 REASON_MAX_LENGTH = 200
-#: The longest mute and the longest timed ban.
+#: The longest mute. (The longest timed bans, BAN_MAX for superusers and MODERATOR_BAN_MAX for
+#: moderators, are in selectors: the person page offers only what this module accepts.)
 MUTE_MAX = timedelta(days=30)
-BAN_MAX = timedelta(days=365)
+#: The staff rights of the "moderator" group (migrations 0002 and 0003 grant the same).
+MODERATOR_RIGHTS = (
+    "mute_user", "hide_message", "delete_message", "close_table", "hide_table",
+    "rename_table", "remove_player", "ban_user", "lift_ban", "handle_report", "observe_table",
+    "view_chatmessage", "view_report", "view_mute", "view_ban", "view_moderationlog",
+)
+MODERATOR_GROUP = "moderator"
 #: Close code a banned person's sockets get.
 BANNED_CLOSE_CODE = 4403
 
@@ -114,6 +128,41 @@ def _notify_user(user_id: int, event: dict) -> None:
     from apps.realtime.notify import user_notified
 
     transaction.on_commit(lambda: user_notified(user_id, event))
+
+
+# -- who is a moderator (manage.py make_moderator) --------------------------------------------
+
+def moderator_group():
+    """The "moderator" group; made with :data:`MODERATOR_RIGHTS` when missing (an existing
+    group keeps the rights the operator gave it)."""
+    from django.contrib.auth.models import Group, Permission
+
+    group, created = Group.objects.get_or_create(name=MODERATOR_GROUP)
+    if created:
+        group.permissions.add(*Permission.objects.filter(
+            content_type__app_label="moderation", codename__in=MODERATOR_RIGHTS))
+    return group
+
+
+def make_moderator(user) -> None:
+    """Staff status (the staff pages and every staff action require it) plus the group."""
+    with transaction.atomic():
+        user.groups.add(moderator_group())
+        if not user.is_staff:
+            user.is_staff = True
+            user.save(update_fields=["is_staff"])
+
+
+def remove_moderator(user) -> None:
+    """Out of the group; staff status goes too, unless the person is a superuser or holds
+    other admin rights (another group, or permissions of their own)."""
+    with transaction.atomic():
+        user.groups.remove(*user.groups.filter(name=MODERATOR_GROUP))
+        keeps_staff = (user.is_superuser or user.groups.exists()
+                       or user.user_permissions.exists())
+        if user.is_staff and not keeps_staff:
+            user.is_staff = False
+            user.save(update_fields=["is_staff"])
 
 
 # -- chat and reports (players) ---------------------------------------------------------------
@@ -289,6 +338,10 @@ def ban(*, actor, user_id: int, reason: str, days: int | None = None) -> Ban:
                 or timedelta(days=days) > BAN_MAX:
             raise ServiceError(_("A ban lasts from 1 to 365 days, or for good."),
                                code="bad_duration")
+        if timedelta(days=days) > longest_ban(actor):
+            raise ServiceError(_("Moderators ban for at most %(n)s days; a longer ban is for "
+                                 "a superuser.") % {"n": MODERATOR_BAN_MAX.days},
+                               code="forbidden")
     reason = _reason(reason, required=True)
     target = _target_user(actor, user_id)
     now = timezone.now()
@@ -314,6 +367,7 @@ def _close_sockets(user_id: int) -> None:
 
 
 def lift_ban(*, actor, user_id: int, reason: str = "") -> int:
+    """Lift a person's bans: moderators only the timed bans they gave themselves."""
     _require_perm(actor, "lift_ban")
     reason = _reason(reason, required=False)
     target = User.objects.filter(pk=user_id).first()
@@ -327,6 +381,10 @@ def lift_ban(*, actor, user_id: int, reason: str = "") -> int:
         forever = any(b.until is None for b in rows)
         if forever and not actor.is_superuser:
             raise ServiceError(_("Only a superuser can lift a ban for good."), code="forbidden")
+        # Lifting only one's own rows would leave the person banned by the others: refuse.
+        if not actor.is_superuser and any(b.by_id != actor.pk for b in rows):
+            raise ServiceError(_("Only a superuser can lift a ban someone else gave."),
+                               code="forbidden")
         Ban.objects.filter(pk__in=[b.pk for b in rows]).update(lifted_at=now)
         _log(actor, Action.LIFT_BAN, reason=reason, user=target,
              before={"banned": True, "forever": forever, "bans": [b.pk for b in rows]},
@@ -369,11 +427,15 @@ def hide_table(*, actor, table_id: int, hidden: bool = True, reason: str = "") -
 
 
 def rename_table(*, actor, table_id: int, name: str, reason: str = "") -> Table:
+    """Staff rename (or clear the name of) a table, under the same rules as a host's name."""
+    from apps.tables.names import normalize_table_name, table_name_problem
+
     _require_perm(actor, "rename_table")
     reason = _reason(reason, required=False)
-    name = " ".join((name or "").split())
-    if len(name) > 40:
-        raise ServiceError(_("A table name is at most 40 characters."), code="too_long")
+    name = normalize_table_name(name)
+    problem = table_name_problem(name)
+    if problem is not None:
+        raise ServiceError(problem, code="bad_name")
     with transaction.atomic():
         table = tables._locked(table_id)
         before = {"name": table.name}

@@ -4,9 +4,11 @@ the right again and writes the log); pages check the right they show."""
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -23,6 +25,21 @@ from . import selectors, services
 from .models import Ban, ChatMessage, ModerationLog, Mute, Report
 
 User = get_user_model()
+
+
+def staff_member_required(view):
+    """Signed-out visitors go to the site's sign-in page; signed-in people who are not active
+    staff get the 403 page (templates/403.html) in their language, not the admin's sign-in."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not (request.user.is_active and request.user.is_staff):
+            raise PermissionDenied
+        return view(request, *args, **kwargs)
+
+    return wrapper
 
 
 def _need(request, right: str) -> None:
@@ -95,6 +112,8 @@ def person(request, user_id: int):
         "messages_sent": ChatMessage.objects.filter(user=target).select_related("table")
         .order_by("-created_at")[:20],
         "can_ban_forever": request.user.is_superuser,
+        "ban_days": selectors.ban_choices(request.user),
+        "can_lift_ban": selectors.may_lift_ban(request.user, target),
     })
 
 

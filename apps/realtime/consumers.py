@@ -368,6 +368,13 @@ class MeConsumer(SafeConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=4401)
             return
+        # A banned person's session outlives the ban until their next page load (the ban
+        # middleware signs them out there), so the socket checks for itself.
+        from apps.moderation.selectors import is_banned
+
+        if await db(is_banned, self.user):
+            await self.close(code=BANNED_CLOSE_CODE)
+            return
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         self.joined = True
 

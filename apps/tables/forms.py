@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from apps.rules.presets import TIE_RULES
 
 from .models import BOT_LEVELS, PRESET_CHOICES
+from .names import TABLE_NAME_MAX_LENGTH, normalize_table_name, table_name_problem
 
 TIE_LABELS = {
     "closer_loses": _("the side that placed the last tile loses"),
@@ -47,7 +48,28 @@ class InviteForm(forms.Form):
     display_name = forms.CharField(label=_("Invite a player by display name"), max_length=60)
 
 
+def table_name_field() -> forms.CharField:
+    return forms.CharField(
+        label=_("Table name"), required=False,
+        widget=forms.TextInput(attrs={"maxlength": TABLE_NAME_MAX_LENGTH, "autocomplete": "off"}),
+        help_text=_("Optional. Shown in the lobby and on the table page."))
+
+
+def clean_table_name(value: str) -> str:
+    """The service's own check, so that the error shows next to the field."""
+    name = normalize_table_name(value)
+    problem = table_name_problem(name)
+    if problem is not None:
+        raise forms.ValidationError(problem, code="bad_name")
+    return name
+
+
+class TableNameForm(forms.Form):
+    name = table_name_field()
+
+
 class CreateTableForm(forms.Form):
+    name = table_name_field()
     preset = forms.ChoiceField(label=_("Game"), choices=PRESET_CHOICES, initial="partners")
     players = forms.TypedChoiceField(
         label=_("Players"), required=False, coerce=int, empty_value=None,
@@ -77,6 +99,9 @@ class CreateTableForm(forms.Form):
     bot_think_ms = forms.IntegerField(label=_("Bot think time (milliseconds)"), min_value=0,
                                       max_value=10_000, initial=1000)
 
+    def clean_name(self) -> str:
+        return clean_table_name(self.cleaned_data.get("name", ""))
+
     def service_kwargs(self) -> dict:
         data = self.cleaned_data
         options = {"target": data.get("target"), "hand_size": data.get("hand_size"),
@@ -85,6 +110,6 @@ class CreateTableForm(forms.Form):
         players = data.get("players")
         if players is None and data["preset"] not in FOUR_ONLY:
             players = 4
-        return {"preset": data["preset"], "players": players, "options": options,
-                "public": data["public"], "allow_bots": data["allow_bots"],
+        return {"name": data["name"], "preset": data["preset"], "players": players,
+                "options": options, "public": data["public"], "allow_bots": data["allow_bots"],
                 "bot_level": data["bot_level"], "bot_think_ms": data["bot_think_ms"]}

@@ -272,6 +272,7 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
         raise ServiceError(rule_message(err), code="bad_options") from err
     if not 0 <= bot_think_ms <= 10_000:
         raise ServiceError(_("Bots think between 0 and 10 seconds."), code="bad_options")
+    name = _clean_name(name)
     with transaction.atomic():
         for _attempt in range(5):
             try:
@@ -279,7 +280,7 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
                     table = Table.objects.create(
                         host=host, preset=preset, players=rules.players, options=options,
                         public=public, allow_bots=allow_bots, bot_level=bot_level,
-                        bot_think_ms=bot_think_ms, name=name[:40])
+                        bot_think_ms=bot_think_ms, name=name)
                 break
             except IntegrityError:  # an invite code collision: draw another
                 continue
@@ -428,6 +429,29 @@ def invite(*, user, table_id: int, display_name: str) -> Invitation:
             table=table, invitee=invitee, defaults={"inviter": user})
     transaction.on_commit(lambda: _ring_user(invitee.pk, table))
     return invitation
+
+
+def _clean_name(name: str) -> str:
+    from .names import normalize_table_name, table_name_problem
+
+    name = normalize_table_name(name)
+    problem = table_name_problem(name)
+    if problem is not None:
+        raise ServiceError(problem, code="bad_name")
+    return name
+
+
+def rename_table(*, user, table_id: int, name: str) -> Outcome:
+    """The host names the table (empty: no name, pages show the code) until it closes."""
+    name = _clean_name(name)
+    with transaction.atomic():
+        table = _locked(table_id)
+        _require_host(table, user)
+        _require_open(table)
+        _require_not_banned(user)
+        table.name = name
+        table.save(update_fields=["name"])
+        return _bump(table, [{"kind": "renamed"}])
 
 
 def _ring_user(user_id: int, table: Table) -> None:

@@ -12,6 +12,7 @@ urlpatterns = [
     path("t/<str:code>/join/", views.join, name="join"),
     path("t/<str:code>/leave/", views.leave, name="leave"),
     path("t/<str:code>/invite/", views.invite, name="invite"),
+    path("t/<str:code>/name/", views.rename, name="rename"),
     path("t/<str:code>/preferences/", views.preferences, name="preferences"),
     path("t/<str:code>/record.json", views.record, name="record"),
 ]

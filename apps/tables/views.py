@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.realtime.consumers import KNOWN_TABLES_KEY, MAX_FRAME
 
 from . import selectors, services
-from .forms import PRESET_HELP, CodeForm, CreateTableForm, InviteForm
+from .forms import PRESET_HELP, CodeForm, CreateTableForm, InviteForm, TableNameForm
 from .models import Table
 from .services import ServiceError
 
@@ -139,6 +139,8 @@ def table_page(request, code: str):
                       and table.host_id != request.user.pk),
         "is_host": state["you"]["host"],
         "invite_form": InviteForm() if state["you"]["host"] else None,
+        "name_form": (TableNameForm(initial={"name": table.name})
+                      if state["you"]["host"] and table.state != Table.State.CLOSED else None),
         "join_url": request.build_absolute_uri(reverse("tables:table", args=[table.code])),
         "may_download": selectors.may_download(table, request.user),
         "has_record": selectors.has_finished_round(table),
@@ -276,6 +278,20 @@ def invite(request, code: str):
             messages.error(request, err.message)
         else:
             messages.success(request, _("%(name)s is invited.") % {"name": name})
+    return redirect("tables:table", code=table.code)
+
+
+@login_required
+@require_POST
+def rename(request, code: str):
+    table = _table_or_404(code)
+    try:
+        services.rename_table(user=request.user, table_id=table.pk,
+                              name=request.POST.get("name", ""))
+    except ServiceError as err:
+        messages.error(request, err.message)
+    else:
+        messages.success(request, _("The table's name is saved."))
     return redirect("tables:table", code=table.code)
 
 

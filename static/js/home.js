@@ -19,7 +19,7 @@ function open() {
     box.append(p);
   };
   ws.onclose = (e) => {
-    if (e.code === 4401) return;
+    if (e.code === 4401 || e.code === 4403) return; // signed out, or the account is banned
     setTimeout(open, delay);
     delay = Math.min(delay * 2, 30000);
   };

@@ -70,6 +70,16 @@ def shell(site, code: str) -> dict | list:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def wait_until(page, expression: str, timeout: float = 10000) -> None:
+    """page.wait_for_function, but by polling page.evaluate: wait_for_function evals its
+    predicate inside the page, which the site's Content-Security-Policy refuses."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not true after {timeout} ms: {expression}")
+        time.sleep(0.05)
+
+
 def hand_of(page) -> list[str]:
     return page.eval_on_selector_all("#hand .hand-tile", "ns => ns.map(n => n.dataset.tile)")
 
@@ -139,8 +149,8 @@ def test_four_people_play_a_round_in_the_browser(run_site, monkeypatch):
             assert pages[1].locator("#host").is_hidden()
             pages[0].click("#host [data-action=start]")
             for page in pages:
-                page.wait_for_function(
-                    "document.querySelectorAll('#hand .hand-tile').length === 7", timeout=15000)
+                wait_until(page, "document.querySelectorAll('#hand .hand-tile').length === 7",
+                           timeout=15000)
 
             # Each page's hand is its own: seven tiles, disjoint, exactly the dealt hand.
             hands = [hand_of(page) for page in pages]
@@ -203,9 +213,8 @@ def test_four_people_play_a_round_in_the_browser(run_site, monkeypatch):
                             picked_on_board = True
                         else:
                             page.locator("#end-choice .end-button").last.click()
-                page.wait_for_function(
-                    "!document.getElementById('turn').classList.contains('mine')"
-                    " || !document.getElementById('result').hidden", timeout=10000)
+                wait_until(page, "!document.getElementById('turn').classList.contains('mine')"
+                           " || !document.getElementById('result').hidden", timeout=10000)
                 plies += 1
                 if plies == 9 and not shot:
                     for page, (_name, lang) in zip(pages[:3], PEOPLE, strict=False):

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, Group
@@ -15,16 +13,11 @@ ROLES = ("anonymous", "player", "host", "moderator", "superuser")
 
 
 def moderator_group() -> Group:
-    """The group the data migration made (a transactional test's flush removes it: remake)."""
-    from django.contrib.auth.models import Permission
+    """The group the data migrations made (a transactional test's flush removes it: remade
+    with the same rights)."""
+    from apps.moderation.services import moderator_group as group
 
-    codenames = importlib.import_module(
-        "apps.moderation.migrations.0002_moderator_group").CODENAMES
-    group, created = Group.objects.get_or_create(name="moderator")
-    if created:
-        group.permissions.add(*Permission.objects.filter(content_type__app_label="moderation",
-                                                         codename__in=codenames))
-    return group
+    return group()
 
 
 def make_people() -> dict:

@@ -1,0 +1,40 @@
+"""Table names, checked like display names: a length, a set of characters, and none of the
+words a moderator would hide (``apps.moderation.words``).
+
+A name may have spaces and a little punctuation that display names may not ("Mesa de Ana",
+"Ana's table!"); an empty name means the table has none and pages show its code.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from django.utils.translation import gettext as _
+
+#: The Table.name column's length.
+TABLE_NAME_MAX_LENGTH = 40
+PUNCTUATION = " ._-'’!?&#,()"
+
+
+def normalize_table_name(name: str) -> str:
+    """Composed Unicode, inner runs of whitespace made one space, none around."""
+    return " ".join(unicodedata.normalize("NFC", name or "").split())
+
+
+def table_name_problem(name: str) -> str | None:
+    """Why ``name`` (already normalized) cannot name a table, in the active language; None
+    when it can."""
+    from apps.moderation.words import blocked_word
+
+    if not name:
+        return None
+    if len(name) > TABLE_NAME_MAX_LENGTH:
+        return _("A table name can have at most %(limit)d characters (this one has "
+                 "%(length)d).") % {"limit": TABLE_NAME_MAX_LENGTH, "length": len(name)}
+    if not all(c.isalnum() or c in PUNCTUATION for c in name) \
+            or not any(c.isalnum() for c in name):
+        return _("Use letters and digits in a table name, with spaces and . _ - ' ! ? & # , "
+                 "( ) between them.")
+    if blocked_word(name) is not None:
+        return _("Choose another table name: this one has a word the club does not allow.")
+    return None
