@@ -176,6 +176,10 @@ AXES_USERNAME_CALLABLE = "apps.accounts.ratelimit.username_key"
 AXES_LOCKOUT_CALLABLE = "apps.accounts.ratelimit.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
 
+# Moderation: words a table name may not hold, beyond apps/moderation/words.py's own list
+# (comma-separated in the environment).
+MODERATION_EXTRA_BLOCKED_WORDS = env_list("MODERATION_EXTRA_BLOCKED_WORDS", [])
+
 # Internationalisation -------------------------------------------------------------------------
 LANGUAGE_CODE = os.environ.get("LANGUAGE_CODE", "es")
 LANGUAGES = [
