@@ -5,16 +5,15 @@
 // one (a doorbell was lost) and every reconnect send {"type": "sync"}; every ping says which
 // version the page shows, so a page whose last doorbell was lost is brought up to date.
 
+import { backsSvg, fmt, halves, lineSvg, pipsMarkup, tileSvg, tileWords as wordsOf } from "./board.js";
+
 const script = document.getElementById("table-script");
 const T = JSON.parse(document.getElementById("table-strings").textContent);
 const PREFS = JSON.parse(document.getElementById("table-prefs").textContent);
 const AVATARS = script.dataset.avatars;
 const N = T.numbers; // number words, "blank" .. "six"
 const $ = (id) => document.getElementById(id);
-const fmt = (s, params = {}) => s.replace(/%\((\w+)\)s/g, (_m, k) => String(params[k] ?? ""));
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const halves = (t) => t.split("-").map(Number);
-const tileWords = (t) => halves(t).map((v) => N[v]).join("-");
+const tileWords = (t) => wordsOf(t, N);
 
 let ws = null;
 let lastVersion = -1;
@@ -122,165 +121,18 @@ function onNotice(event) {
   $("status").after(banner);
 }
 
-// -- tiles as SVG -------------------------------------------------------------------------------
-
-// Pip spots in a half, on a 3x3 grid (column, row).
-const SPOTS = [[], [[1, 1]], [[0, 0], [2, 2]], [[0, 0], [1, 1], [2, 2]],
-  [[0, 0], [2, 0], [0, 2], [2, 2]], [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
-  [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1], [2, 2]]];
-
-function pipsMarkup(v, x, y, u, turned) {
-  const r = u * 0.095;
-  return SPOTS[v].map(([c, w]) => {
-    const [i, j] = turned ? [w, c] : [c, w];
-    return `<circle cx="${(x + u * (0.25 + i * 0.25)).toFixed(1)}" cy="${(y + u * (0.25 + j * 0.25)).toFixed(1)}" r="${r.toFixed(1)}"/>`;
-  }).join("");
-}
-
-// One tile with its first half `a` on the left (across) or on top (upright).
-function tileMarkup(a, b, x, y, u, upright, cls = "") {
-  const w = upright ? u : 2 * u;
-  const h = upright ? 2 * u : u;
-  const divider = upright
-    ? `<line x1="${x + u * 0.12}" y1="${y + u}" x2="${x + u * 0.88}" y2="${y + u}"/>`
-    : `<line x1="${x + u}" y1="${y + u * 0.12}" x2="${x + u}" y2="${y + u * 0.88}"/>`;
-  const second = upright ? [x, y + u] : [x + u, y];
-  return `<g class="tile ${cls}"><rect x="${x + 0.5}" y="${y + 0.5}" width="${w - 1}" height="${h - 1}" rx="${(u * 0.16).toFixed(1)}"/>${divider}<g class="pips">${pipsMarkup(a, x, y, u, upright)}${pipsMarkup(b, second[0], second[1], u, upright)}</g></g>`;
-}
-
-function tileSvg(name, u, upright = true, cls = "") {
-  const [a, b] = halves(name);
-  const w = upright ? u : 2 * u;
-  const h = upright ? 2 * u : u;
-  return `<svg class="tile-svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" aria-hidden="true" focusable="false">${tileMarkup(a, b, 0, 0, u, upright, cls)}</svg>`;
-}
-
-// -- the line ---------------------------------------------------------------------------------
-
-// The arms of the line from the moves: A and B around the first tile, C and D from the all-fives
-// spinner. Each tile is written [inner, outer] from where its arm starts.
-function arms(view) {
-  const plays = view.moves.filter((m) => m.play);
-  if (!plays.length) return null;
-  const [x, y] = halves(plays[0].play);
-  const out = { first: [x, y], A: [], B: [], C: [], D: [], spinner: null };
-  const ends = { A: x, B: y, C: null, D: null };
-  const fives = state.table.preset === "all-fives";
-  if (fives && x === y) out.spinner = { arm: "first", value: x };
-  for (const move of plays.slice(1)) {
-    const end = move.end || "B";
-    const [p, q] = halves(move.play);
-    let inner = ends[end];
-    if (inner === null || inner === undefined) inner = out.spinner ? out.spinner.value : p;
-    const outer = p === inner ? q : p;
-    out[end].push([inner, outer]);
-    ends[end] = outer;
-    if (fives && !out.spinner && p === q && (end === "A" || end === "B")) {
-      out.spinner = { arm: end, index: out[end].length - 1, value: p };
-    }
-  }
-  return out;
-}
-
-// Lay a sequence of items (tiles and end markers) left to right as a snake: rows alternate
-// direction and turn at the edges, so the line never runs off the board.
-function snake(items, width, u, top) {
-  const gap = Math.max(2, Math.round(u * 0.12));
-  const pad = 4;
-  const rowH = 2 * u + gap * 3;
-  let row = 0;
-  let dir = 1;
-  let x = pad;
-  const placed = [];
-  for (const item of items) {
-    if (dir === 1 && x + item.w > width - pad && x > pad) { row += 1; dir = -1; x = width - pad; }
-    else if (dir === -1 && x - item.w < pad && x < width - pad) { row += 1; dir = 1; x = pad; }
-    const left = dir === 1 ? x : x - item.w;
-    placed.push({ ...item, x: left, y: top + row * rowH + (2 * u - item.h) / 2, dir });
-    x += dir * (item.w + gap);
-  }
-  // One short row: centre it.
-  if (row === 0 && placed.length) {
-    const last = placed[placed.length - 1];
-    const shift = Math.max(0, (width - (last.x + last.w) - pad) / 2);
-    for (const p of placed) p.x += shift;
-  }
-  return { placed, height: (row + 1) * rowH };
-}
-
-function lineItems(seq, u, endName, startName) {
-  const items = [];
-  const marker = (end) => ({ kind: "end", end, w: Math.round(u * 1.5), h: Math.round(u * 1.5) });
-  if (startName) items.push(marker(startName));
-  for (const t of seq) {
-    const dbl = t.a === t.b;
-    items.push({ kind: "tile", a: t.a, b: t.b, dbl, spinner: t.spinner, first: t.first,
-      w: dbl ? u : 2 * u, h: dbl ? 2 * u : u });
-  }
-  if (endName) items.push(marker(endName));
-  return items;
-}
-
-function itemMarkup(item, view) {
-  if (item.kind === "tile") {
-    // A tile placed in a right-to-left row shows its halves swapped, so touching halves meet.
-    const [a, b] = item.dir === 1 ? [item.a, item.b] : [item.b, item.a];
-    const cls = `${item.first ? "first" : ""}${item.spinner ? " spinner" : ""}`;
-    return tileMarkup(a, b, item.x, item.y, item.w === item.h * 2 ? item.h : item.w, item.dbl, cls);
-  }
-  const end = item.end;
-  const value = view.ends[end];
-  const open = value !== undefined;
-  const pick = choosing && choosing.ends.includes(end);
-  const r = item.w / 2;
-  const cx = item.x + r;
-  const cy = item.y + r;
-  const label = open ? fmt(T.end_label, { end, n: N[value] }) : end;
-  const attrs = pick ? `role="button" tabindex="0" data-end="${end}" aria-label="${esc(fmt(T.play_at, { tile: tileWords(choosing.tile), end }))}"`
-    : `role="img" aria-label="${esc(label)}"`;
-  return `<g class="end-marker${pick ? " pick" : ""}${open ? "" : " closed"}" ${attrs}><circle cx="${cx}" cy="${cy}" r="${r - 1}"/><text x="${cx}" y="${cy}" dy="0.35em">${end}</text>${open ? `<text class="end-value" x="${cx + r * 0.85}" y="${cy - r * 0.7}" dy="0.35em">${value}</text>` : ""}</g>`;
-}
+// -- the line (drawn by board.js) ---------------------------------------------------------------
 
 function renderLine(view) {
   const box = $("line");
-  const built = view && arms(view);
-  if (!built) {
+  const width = Math.max(240, box.clientWidth || 320);
+  const drawn = view && lineSvg(view, { preset: state.table.preset, strings: T, choosing, width });
+  if (!drawn) {
     box.replaceChildren(el("p", { class: "empty-line" }, view ? T.empty_line : ""));
     return;
   }
-  const width = Math.max(240, box.clientWidth || 320);
-  const total = view.moves.filter((m) => m.play).length;
-  // Bigger tiles while the line is short, smaller as it grows (at most 3-4 rows); always within
-  // the width.
-  const perRow = Math.max(6, Math.min(14, Math.ceil((total + 2) / (width < 500 ? 4 : 3))));
-  let u = Math.floor((width - 8) / (perRow * 2.3));
-  u = Math.max(14, Math.min(u, width < 500 ? 22 : 28));
-  const seq = [];
-  const spin = built.spinner;
-  built.A.slice().reverse().forEach(([inner, outer], i) => {
-    seq.push({ a: outer, b: inner, spinner: spin && spin.arm === "A" && spin.index === built.A.length - 1 - i });
-  });
-  seq.push({ a: built.first[0], b: built.first[1], first: true, spinner: spin && spin.arm === "first" });
-  built.B.forEach(([inner, outer], i) => seq.push({ a: inner, b: outer,
-    spinner: spin && spin.arm === "B" && spin.index === i }));
-  const main = snake(lineItems(seq, u, "B", "A"), width, u, 4);
-  const parts = [];
-  let height = main.height + 4;
-  let placed = main.placed;
-  for (const end of ["C", "D"]) {
-    if (view.ends[end] === undefined && !built[end].length) continue;
-    const arm = snake(lineItems(built[end].map(([a, b]) => ({ a, b })), u, end, null),
-      width, u, height + u * 0.6);
-    parts.push(`<text class="arm-label" x="6" y="${height + u * 0.35}">${esc(fmt(T.spinner_arm, { end }))}</text>`);
-    placed = placed.concat(arm.placed);
-    height += arm.height + u * 0.6;
-  }
-  // A faint thread through the tiles shows the reading order around the turns.
-  const centres = main.placed.map((p) => `${(p.x + p.w / 2).toFixed(1)},${(p.y + p.h / 2).toFixed(1)}`);
-  const thread = `<polyline class="thread" points="${centres.join(" ")}"/>`;
-  const svg = `<svg class="board-svg" viewBox="0 0 ${width} ${Math.ceil(height)}" width="${width}" height="${Math.ceil(height)}" role="group" aria-label="${esc(T.line)}">${thread}${parts.join("")}${placed.map((p) => itemMarkup(p, view)).join("")}</svg>`;
-  box.innerHTML = svg;
-  box.setAttribute("aria-description", seq.map((t) => tileWords(`${t.a}-${t.b}`)).join(", "));
+  box.innerHTML = drawn.svg;
+  box.setAttribute("aria-description", drawn.tiles.map(tileWords).join(", "));
   box.querySelectorAll(".end-marker.pick").forEach((node) => {
     const play = () => playAt(node.dataset.end);
     node.addEventListener("click", play);
@@ -302,15 +154,6 @@ function positions(n, me) {
 function seatName(i) {
   const seat = state.seats[i];
   return seat ? seat.name || T.empty_seat : "";
-}
-
-function backsSvg(count) {
-  const w = 7;
-  const h = 12;
-  const width = Math.max(1, count) * (w + 2);
-  let rects = "";
-  for (let i = 0; i < count; i += 1) rects += `<rect x="${i * (w + 2) + 0.5}" y="0.5" width="${w}" height="${h}" rx="1.5"/>`;
-  return `<svg class="backs" viewBox="0 0 ${width} ${h + 1}" width="${width}" height="${h + 1}" aria-hidden="true">${rects}</svg>`;
 }
 
 function renderSeats(view, me) {

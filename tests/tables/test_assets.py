@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: The files the table page loads besides the site-wide stylesheet.
-TABLE_ASSETS = ["static/js/table.js", "static/css/tables.css"]
+TABLE_ASSETS = ["static/js/table.js", "static/js/board.js", "static/css/tables.css"]
 BUDGET = 60 * 1024
 
 
