@@ -5,12 +5,20 @@
 // one (a doorbell was lost) and every reconnect send {"type": "sync"}; every ping says which
 // version the page shows, so a page whose last doorbell was lost is brought up to date.
 
-import { backsSvg, fmt, halves, lineSvg, pipsMarkup, tileSvg, tileWords as wordsOf } from "./board.js";
+import { backsSvg, endNumbers, endsBefore, fmt, halves, lineSvg, pipsMarkup, tileSvg,
+  tileWords as wordsOf } from "./board.js";
 
 const script = document.getElementById("table-script");
 const T = JSON.parse(document.getElementById("table-strings").textContent);
 const PREFS = JSON.parse(document.getElementById("table-prefs").textContent);
 const AVATARS = script.dataset.avatars;
+const SOUNDS = script.dataset.sounds;
+// Passes there are never a choice (draw, block, all fives): no need to say the table made them.
+const PASSES_BY_ITSELF = script.dataset.autoPass === "1";
+const REDUCED = window.matchMedia("(prefers-reduced-motion: reduce)");
+// How long a move takes to fly from its seat to the line, per person (seed 004's game speed).
+const SPEED_MS = { slow: 1100, normal: 600, fast: 280 };
+const TILE_SCALE = { small: 0.85, medium: 1, large: 1.25 };
 const N = T.numbers; // number words, "blank" .. "six"
 const $ = (id) => document.getElementById(id);
 const tileWords = (t) => wordsOf(t, N);
@@ -24,6 +32,13 @@ let heartbeat = null;
 let skew = 0; // server clock minus this machine's
 let choosing = null; // {tile, ends} while the player picks an end
 let focusTile = null; // keep keyboard focus on the same tile across renders
+let events = []; // the events of the state being rendered (empty for a resync)
+let seenDraws = ""; // round and count of draws already told, so each draw is told once
+let tableState = null; // the table's state at the last render: "waiting", "playing", ...
+let lastLine = ""; // the line's markup as drawn: unchanged, it is not redrawn
+let warned = null; // the turn whose time running out was already sounded
+let wasMine = false;
+const lists = new Intl.ListFormat(document.documentElement.lang || "en", { type: "conjunction" });
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -96,22 +111,71 @@ function onState(msg) {
   lastVersion = msg.version;
   state = msg.state;
   if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
-  if (fresh && $("status").classList.contains("error")) setStatus(T.connected, "ok");
+  const status = $("status").classList;
+  if (fresh && (status.contains("error") || status.contains("notice"))) setStatus(T.connected, "ok");
+  events = fresh ? msg.events || [] : [];
   render();
   stateListeners.forEach((fn) => fn(state));
-  if (fresh) (msg.events || []).forEach(describeEvent);
+  if (fresh) {
+    events.forEach(describeEvent);
+    animateMoves(events);
+    soundsFor(events);
+    tellDraws();
+  }
+  events = [];
   if (gap) send({ type: "sync" });
+}
+
+// The move event's entry in this round's moves, or null when the event is of an earlier round.
+function roundMove(event) {
+  const moves = (state.view && state.view.moves) || [];
+  const move = moves[event.ply];
+  return move && move.seat === event.seat && !!move.pass === !!event.pass && move.play === event.play ? move : null;
+}
+
+function numberList(nums) {
+  return lists.format(nums.map((v) => N[v]));
+}
+
+// One move in words: who played what (or passed on which numbers), and whether the table did it.
+function moveWords(move, ply) {
+  const name = seatName(move.seat);
+  if (move.pass) {
+    const nums = state.view ? endNumbers(endsBefore(state.view, state.table.preset, ply)) : [];
+    const words = nums.length ? fmt(T.passed_on, { name, numbers: numberList(nums) }) : fmt(T.passed, { name });
+    return move.by === "table" && !PASSES_BY_ITSELF ? `${words} ${T.passed_by_table}` : words;
+  }
+  const words = fmt(T.played, { name, tile: tileWords(move.play) });
+  return move.by === "table" ? `${words} ${T.by_table}` : words;
 }
 
 function describeEvent(event) {
   if (event.kind === "move") {
-    const name = seatName(event.seat);
-    const by = event.by === "table" ? ` ${T.by_table}` : "";
-    announce(event.pass ? fmt(T.passed, { name }) + by
-      : fmt(T.played, { name, tile: tileWords(event.play) }) + by);
+    const move = roundMove(event);
+    if (move) announce(moveWords(move, event.ply));
+    else {
+      const name = seatName(event.seat);
+      announce(event.pass ? fmt(T.passed, { name }) : fmt(T.played, { name, tile: tileWords(event.play) }));
+    }
   } else if (event.kind === "round_over" && state.result) announce(state.result.sentence);
   else if (event.kind === "paused") announce($("paused").textContent);
   else if (event.kind === "resumed") announce(T.resumed);
+}
+
+// Draws are public as counts (never faces): tell each one once, and show the drawer their tiles.
+function tellDraws() {
+  const view = state.view;
+  if (!view) return;
+  const draws = view.draws || [];
+  const key = `${state.match ? state.match.number : 0}:${view.round}`;
+  const [seenKey, seenCount] = seenDraws.split("|");
+  const from = seenKey === key ? Number(seenCount) : draws.length; // a first look tells nothing
+  seenDraws = `${key}|${draws.length}`;
+  for (const draw of draws.slice(from)) {
+    const mine = draw.seat === state.you.seat;
+    announce(mine ? fmt(draw.count === 1 ? T.you_drew_one : T.you_drew, { n: draw.count })
+      : fmt(draw.count === 1 ? T.drew_one : T.drew, { name: seatName(draw.seat), n: draw.count }));
+  }
 }
 
 function onNotice(event) {
@@ -123,21 +187,92 @@ function onNotice(event) {
 
 // -- the line (drawn by board.js) ---------------------------------------------------------------
 
+// The last tile placed, and the tiles the table placed for someone, are marked on the line.
+function lineMarks(view) {
+  const plies = view.moves.map((m, ply) => ({ ...m, ply })).filter((m) => m.play);
+  return { last: plies.length ? plies[plies.length - 1].ply : null,
+    byTable: new Set(plies.filter((m) => m.by === "table").map((m) => m.ply)) };
+}
+
 function renderLine(view) {
   const box = $("line");
   const width = Math.max(240, box.clientWidth || 320);
-  const drawn = view && lineSvg(view, { preset: state.table.preset, strings: T, choosing, width });
+  const drawn = view && lineSvg(view, { preset: state.table.preset, strings: T, choosing, width, ...lineMarks(view) });
   if (!drawn) {
+    lastLine = "";
     box.replaceChildren(el("p", { class: "empty-line" }, view ? T.empty_line : ""));
     return;
   }
+  // Redrawing an unchanged line would cut short a move still flying to it.
+  if (drawn.svg === lastLine) return;
+  lastLine = drawn.svg;
   box.innerHTML = drawn.svg;
-  box.setAttribute("aria-description", drawn.tiles.map(tileWords).join(", "));
+  const spinner = [...drawn.arms.C, ...drawn.arms.D].length
+    ? `; C: ${drawn.arms.C.map(tileWords).join(", ") || "-"}; D: ${drawn.arms.D.map(tileWords).join(", ") || "-"}` : "";
+  box.setAttribute("aria-description", drawn.tiles.map(tileWords).join(", ") + spinner);
   box.querySelectorAll(".end-marker.pick").forEach((node) => {
     const play = () => playAt(node.dataset.end);
     node.addEventListener("click", play);
     node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); play(); } });
   });
+}
+
+// Each tile placed in this state flies from its seat to its place on the line (a copy of it
+// above the page: the line's box would clip it), unless the person asked for less motion.
+function animateMoves(batch) {
+  if (REDUCED.matches) return;
+  const duration = SPEED_MS[PREFS.game_speed] || SPEED_MS.normal;
+  let delayMs = 0;
+  for (const event of batch) {
+    if (event.kind !== "move" || !event.play || !roundMove(event)) continue;
+    const target = document.querySelector(`#line [data-ply="${event.ply}"]`);
+    const seat = document.querySelector(`#felt .seat[data-seat="${event.seat}"]`);
+    if (!target || !seat) continue;
+    const to = target.getBoundingClientRect();
+    const from = seat.getBoundingClientRect();
+    const box = target.getBBox();
+    const flying = el("div", { class: "flying", "aria-hidden": "true",
+      html: `<svg viewBox="${box.x} ${box.y} ${box.width} ${box.height}" width="${to.width}" height="${to.height}">${target.outerHTML}</svg>` });
+    flying.style.left = `${to.left}px`;
+    flying.style.top = `${to.top}px`;
+    document.body.append(flying);
+    target.classList.add("arriving");
+    const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    const flight = flying.animate([{ transform: `translate(${dx}px, ${dy}px) scale(1.15)`, opacity: 0.6 },
+      { transform: "none", opacity: 1 }], { duration, delay: delayMs, easing: "ease-out", fill: "backwards" });
+    const land = () => { flying.remove(); target.classList.remove("arriving"); };
+    flight.onfinish = land;
+    flight.oncancel = land;
+    delayMs += duration * 0.6;
+  }
+}
+
+// -- sounds (seed 004): off unless the person turned them on; each file is fetched on first use --
+
+const sounds = {};
+
+function sound(name) {
+  if (!PREFS.sounds || !SOUNDS) return;
+  let audio = sounds[name];
+  if (!audio) {
+    audio = new Audio(`${SOUNDS}${name}.wav`);
+    sounds[name] = audio;
+  }
+  audio.currentTime = 0;
+  audio.play().catch(() => { /* the browser may refuse until the person has touched the page */ });
+}
+
+function soundsFor(batch) {
+  for (const event of batch) {
+    if (event.kind !== "move") continue;
+    sound(event.pass ? "pass" : "place");
+    break; // one sound per state, however many moves it brings
+  }
+  const view = state.view;
+  const mine = !!view && view.turn === state.you.seat && !state.result && !state.table.paused;
+  if (mine && !wasMine) setTimeout(() => sound("turn"), 250);
+  wasMine = mine;
 }
 
 // -- seats around the table ---------------------------------------------------------------------
@@ -185,8 +320,11 @@ function renderSeats(view, me) {
       bits.push(el("div", { class: "count", html: i === me ? "" : backsSvg(count) },
         el("span", { class: "n" }, fmt(count === 1 ? T.tile_one : T.tiles, { n: count }))));
     }
+    // The numbers a seat passed on stay by its name for the whole round, and so do its draws.
     const passed = state.passed && state.passed[i];
     if (passed) bits.push(el("div", { class: "passed" }, passed));
+    const drew = view ? (view.draws || []).filter((d) => d.seat === i).reduce((n, d) => n + d.count, 0) : 0;
+    if (drew) bits.push(el("div", { class: "drew" }, fmt(drew === 1 ? T.drew_round_one : T.drew_round, { n: drew })));
     if (turn && state.clock && (state.clock.deadline || state.table.paused)) {
       bits.push(el("div", { class: "seat-clock" }, el("span", { class: "track" }, el("span", { class: "bar" })),
         el("span", { class: "secs" })));
@@ -234,7 +372,30 @@ function renderTurn(view, me) {
   if (view && view.boneyard_count) words += ` · ${fmt(T.boneyard, { n: view.boneyard_count })}`;
   text.textContent = words;
   $("turn").classList.toggle("mine", !!view && view.turn === me && !state.result);
+  const last = $("last-move");
+  const moves = (view && view.moves) || [];
+  last.hidden = !moves.length;
+  last.textContent = moves.length ? `${T.last_move}: ${moveWords(moves[moves.length - 1], moves.length - 1)}` : "";
   tick();
+}
+
+// Every move of the round in words, draws and passes (with their numbers) included.
+function renderMoves(view) {
+  const box = $("moves");
+  box.hidden = !view;
+  if (!view) return;
+  const items = [];
+  const draws = view.draws || [];
+  const drawWords = (d) => fmt(d.count === 1 ? T.drew_one : T.drew, { name: seatName(d.seat), n: d.count });
+  view.moves.forEach((move, ply) => {
+    for (const d of draws.filter((x) => x.before_move === ply)) items.push(el("li", { class: "draw" }, drawWords(d)));
+    items.push(el("li", { class: `${move.pass ? "pass" : "play"}${move.by === "table" ? " by-table" : ""}` }, moveWords(move, ply)));
+  });
+  for (const d of draws.filter((x) => x.before_move >= view.moves.length)) items.push(el("li", { class: "draw" }, drawWords(d)));
+  $("moves-count").textContent = String(view.moves.length);
+  const list = $("moves-list");
+  if (items.length) list.replaceChildren(...items);
+  else list.replaceChildren(el("li", { class: "muted" }, T.no_moves));
 }
 
 function timeLeft() {
@@ -262,6 +423,12 @@ function tick() {
   }
   for (const node of document.querySelectorAll(".clock-secs, .seat-clock .secs")) node.textContent = secs;
   wrap.setAttribute("aria-label", left === null ? "" : `${T.time_left}: ${secs}`);
+  const view = state.view;
+  const turnKey = view ? `${lastVersion}:${view.round}:${view.moves.length}` : null;
+  if (low && !state.table.paused && view && view.turn === state.you.seat && warned !== turnKey) {
+    warned = turnKey;
+    sound("time");
+  }
 }
 setInterval(tick, 200);
 
@@ -284,7 +451,17 @@ function saveOrder(view, order) {
 }
 
 function handTileSize() {
-  return window.innerWidth < 420 ? 23 : window.innerWidth < 800 ? 26 : 30;
+  const base = window.innerWidth < 420 ? 23 : window.innerWidth < 800 ? 26 : 30;
+  const scaled = Math.round(base * (TILE_SCALE[PREFS.tile_size] || 1));
+  // Seven large tiles still fit one row of a phone.
+  return Math.min(scaled, Math.floor((window.innerWidth - 40) / 7.8));
+}
+
+// The tiles this seat drew for the turn it is on: new in the hand, marked so.
+function justDrawn(view) {
+  const mine = (view.draws || []).filter((d) => d.seat === view.seat && d.before_move === view.moves.length);
+  const count = mine.reduce((n, d) => n + d.count, 0);
+  return new Set(count ? view.hand.slice(-count) : []);
 }
 
 function renderHand(view, me) {
@@ -293,22 +470,30 @@ function renderHand(view, me) {
   if (area.hidden) { choosing = null; return; }
   const legal = view.legal || [];
   const live = !state.table.paused && !state.result;
+  // Your tiles stay easy to read while you wait: only on your turn do the ones that fit stand
+  // out (raised) and the others step back; paused or between rounds, none is raised.
+  const mine = live && view.turn === me;
   const u = handTileSize();
   const order = orderedHand(view);
+  const drawnNow = justDrawn(view);
+  const hadFocus = $("hand").contains(document.activeElement);
   if (choosing && !order.includes(choosing.tile)) choosing = null;
+  area.classList.toggle("arrange", !!PREFS.arrange_tiles);
   $("hand").replaceChildren(...order.map((tile) => {
     const moves = legal.filter((m) => m.play === tile);
-    const ok = moves.length > 0 && live;
-    const cls = `hand-tile${moves.length ? " legal" : " dim"}${choosing && choosing.tile === tile ? " chosen" : ""}`;
+    const ok = moves.length > 0 && mine;
+    const cls = `hand-tile${ok ? " legal" : ""}${mine && !ok ? " dim" : ""}${drawnNow.has(tile) ? " drawn" : ""}${choosing && choosing.tile === tile ? " chosen" : ""}`;
+    const why = !mine ? "" : ok ? "" : ` (${T.cannot_play})`;
     return el("button", { type: "button", class: `${cls} tile-button`, "data-tile": tile, "aria-disabled": ok ? "false" : "true",
-      "aria-label": tileWords(tile) + (ok ? "" : ` (${T.cannot_play})`), html: tileSvg(tile, u, true),
+      "aria-label": tileWords(tile) + why, html: tileSvg(tile, u, true),
       tabindex: "-1" });
   }));
   // One tab stop in the hand: the focused tile, else the first legal one, else the first.
   const buttons = [...$("hand").children];
   const stop = buttons.find((b) => b.dataset.tile === focusTile) || buttons.find((b) => b.getAttribute("aria-disabled") === "false") || buttons[0];
   if (stop) stop.tabIndex = 0;
-  if (focusTile && stop && stop.dataset.tile === focusTile && $("hand").contains(document.activeElement)) stop.focus();
+  // Keyboard focus stays in the hand across renders, on the same tile while it is there.
+  if (stop && hadFocus) stop.focus();
   const onlyPass = legal.length === 1 && legal[0].pass;
   const pass = $("pass");
   pass.disabled = !(onlyPass && live);
@@ -322,7 +507,9 @@ function movesFor(tile) {
 
 function tryPlay(tile) {
   const view = state.view;
-  if (!view || state.table.paused || state.result) return;
+  if (!view || state.result) return;
+  if (state.table.paused) { announce(T.paused_wait); setStatus(T.paused_wait, "notice"); return; }
+  if (view.turn !== state.you.seat) { announce(fmt(T.turn_of, { name: seatName(view.turn) })); return; }
   const moves = movesFor(tile);
   if (!moves.length) { announce(fmt(T.does_not_fit, { tile: tileWords(tile) })); return; }
   const ends = [...new Set(moves.map((m) => m.end).filter(Boolean))];
@@ -341,12 +528,19 @@ function sendPlay(tile, end) {
   send(message);
 }
 
+function focusHand() {
+  const stop = $("hand").querySelector('.hand-tile[tabindex="0"]');
+  if (stop) stop.focus();
+}
+
 function playAt(end) {
   if (!choosing) return;
   const { tile } = choosing;
+  const fromKeys = $("end-choice").contains(document.activeElement) || $("line").contains(document.activeElement);
   choosing = null;
   sendPlay(tile, end);
   render();
+  if (fromKeys) focusHand(); // the end buttons are gone: back to the hand, not to the page top
 }
 
 function renderEndChoice(view) {
@@ -356,7 +550,7 @@ function renderEndChoice(view) {
   box.replaceChildren(el("span", {}, fmt(T.which_end, { tile: tileWords(choosing.tile) })),
     ...choosing.ends.map((end) => el("button", { type: "button", class: "end-button", "data-end": end,
       onclick: () => playAt(end) }, fmt(T.end_label, { end, n: N[view.ends[end]] }))),
-    el("button", { type: "button", class: "secondary", onclick: () => { choosing = null; render(); } }, T.cancel));
+    el("button", { type: "button", class: "secondary", onclick: () => { choosing = null; render(); focusHand(); } }, T.cancel));
 }
 
 // Keyboard: arrows move between tiles, Enter/Space plays; arrows move between the end buttons.
@@ -380,7 +574,7 @@ $("hand").addEventListener("keydown", (e) => {
 $("end-choice").addEventListener("keydown", (e) => {
   const buttons = [...$("end-choice").querySelectorAll("button")];
   const at = buttons.indexOf(document.activeElement);
-  if (e.key === "Escape") { choosing = null; render(); return; }
+  if (e.key === "Escape") { choosing = null; render(); focusHand(); return; }
   if (at < 0 || !["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) return;
   e.preventDefault();
   const step = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : -1;
@@ -391,7 +585,7 @@ $("end-choice").addEventListener("keydown", (e) => {
 let drag = null;
 $("hand").addEventListener("pointerdown", (e) => {
   const button = e.target.closest(".hand-tile");
-  if (!button || e.button !== 0) return;
+  if (!button || e.button !== 0 || !PREFS.arrange_tiles) return;
   drag = { button, x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
 });
 $("hand").addEventListener("pointermove", (e) => {
@@ -486,11 +680,13 @@ function renderResult(view) {
   if (result.points) parts.push(el("p", { class: "points" }, fmt(T.points_scored, { n: result.points })));
   parts.push(el("ul", { class: "side-pips" }, sides.map((p, i) => el("li", {}, `${names[i] || seatName(i)}: `, el("strong", {}, fmt(T.pips, { n: p }))))));
   parts.push(el("h3", {}, T.revealed));
+  // Big enough to count the pips at a glance; one image per hand for screen readers.
+  const u = window.innerWidth < 420 ? 16 : 22;
   parts.push(el("ul", { class: "revealed" }, hands.map((hand, i) => el("li", { "data-seat": i },
     el("span", { class: "name" }, seatName(i)),
-    el("span", { class: "tiles", "aria-label": hand.map(tileWords).join(", ") || T.no_tiles,
-      html: hand.map((t) => tileSvg(t, 14, false)).join("") }),
-    el("span", { class: "muted" }, fmt(T.pips, { n: pips[i] }))))));
+    el("span", { class: "tiles", role: "img", "aria-label": hand.map(tileWords).join(", ") || T.no_tiles,
+      html: hand.map((t) => tileSvg(t, u, false)).join("") }),
+    el("span", { class: "hand-pips" }, `${fmt(hand.length === 1 ? T.tile_one : T.tiles, { n: hand.length })} · ${fmt(T.pips, { n: pips[i] })}`)))));
   if (match && match.over) {
     const winner = match.winner !== null && match.winner !== undefined ? names[match.winner] : "";
     parts.push(el("p", { class: "winner" }, fmt(T.winner_is, { name: winner })));
@@ -541,28 +737,40 @@ function render() {
   paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
   // Taking or leaving a seat is only for a table that has not started.
   for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";
+  // The invitation panel is for gathering players: it folds away when the match starts.
+  const share = document.querySelector("details.share");
+  if (share && tableState === "waiting" && state.table.state !== "waiting") share.open = false;
+  tableState = state.table.state;
   renderScores();
   renderSeats(view, me);
   renderTurn(view, me);
   renderHand(view, me);
   renderLine(view);
+  renderMoves(view);
   renderLearning(view, me);
   renderResult(view);
   renderHost(view);
 }
 
-// Preferences (auto-pass, learning mode): saved on the profile.
-const prefs = $("prefs");
-if (prefs) {
-  prefs.addEventListener("change", async (e) => {
+// Options (auto-pass, play automatically, learning mode, tile size, speed, sounds, arranging
+// tiles): saved on the profile; the page follows them at once.
+for (const form of document.querySelectorAll("form.prefs")) {
+  form.addEventListener("change", async (e) => {
     const input = e.target;
+    const value = input.type === "checkbox" ? input.checked : input.value;
     const body = new FormData();
-    body.append("csrfmiddlewaretoken", prefs.querySelector("[name=csrfmiddlewaretoken]").value);
-    body.append(input.name, input.checked ? "1" : "0");
-    PREFS[input.name] = input.checked;
+    body.append("csrfmiddlewaretoken", form.querySelector("[name=csrfmiddlewaretoken]").value);
+    body.append(input.name, input.type === "checkbox" ? (value ? "1" : "0") : value);
+    PREFS[input.name] = value;
+    // The same option may show in two places (the hand and the options panel).
+    for (const twin of document.querySelectorAll(`form.prefs [name="${input.name}"]`)) {
+      if (twin !== input) { if (twin.type === "checkbox") twin.checked = value; else twin.value = value; }
+    }
+    lastLine = "";
     render();
+    if (input.name === "sounds" && value) sound("place"); // what they will hear, and a touch to allow it
     try {
-      const response = await fetch(prefs.action, { method: "POST", body, credentials: "same-origin" });
+      const response = await fetch(form.action, { method: "POST", body, credentials: "same-origin" });
       const data = await response.json();
       if (!data.ok) setStatus(data.message, "error");
     } catch { setStatus(T.not_saved, "error"); }

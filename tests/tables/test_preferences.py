@@ -3,9 +3,9 @@ learning mode, saved on the profile from the table page."""
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import timedelta
+
+import pytest
 
 from apps.rules.engine import PASS_MOVE, legal_dict
 from apps.tables import game, services
