@@ -1,3 +1,5 @@
+from decimal import Decimal
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
@@ -126,7 +128,8 @@ class TableOptionsForm(forms.Form):
     @classmethod
     def initial_from(cls, options: dict) -> dict:
         initial = {k: v for k, v in options.items() if k != "bot_think_ms"}
-        initial["bot_think_seconds"] = options["bot_think_ms"] / 1000
+        # Decimal, so that one second shows as "1" and not "1.0".
+        initial["bot_think_seconds"] = Decimal(options["bot_think_ms"]) / 1000
         return initial
 
     def service_kwargs(self) -> dict:

@@ -424,7 +424,7 @@ function tick() {
   for (const node of document.querySelectorAll(".clock-secs, .seat-clock .secs")) node.textContent = secs;
   wrap.setAttribute("aria-label", left === null ? "" : `${T.time_left}: ${secs}`);
   const view = state.view;
-  const turnKey = view ? `${lastVersion}:${view.round}:${view.moves.length}` : null;
+  const turnKey = view ? `${state.match ? state.match.number : 0}:${view.round}:${view.moves.length}` : null;
   if (low && !state.table.paused && view && view.turn === state.you.seat && warned !== turnKey) {
     warned = turnKey;
     sound("time");
