@@ -8,6 +8,7 @@ urlpatterns = [
     path("", table_views.home, name="home"),
     path("", include("apps.tables.urls")),
     path("healthz", core_views.healthz, name="healthz"),
+    path("favicon.ico", core_views.favicon, name="favicon"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/", include("apps.accounts.urls")),
     path("admin/", admin.site.urls),

@@ -19,6 +19,12 @@ LANGUAGE_CHOICES = [
 ]
 LANGUAGE_CODES = frozenset(code for code, _name in LANGUAGE_CHOICES)
 
+# Seed 004's per-person table options. Size and speed change only how the page draws.
+TILE_SIZES = [("small", _("small")), ("medium", _("medium")), ("large", _("large"))]
+GAME_SPEEDS = [("slow", _("slow")), ("normal", _("normal")), ("fast", _("fast"))]
+#: Bots think 0 to 10 seconds (the create form's bound).
+BOT_THINK_MAX_MS = 10_000
+
 
 def default_language() -> str:
     return settings.LANGUAGE_CODE if settings.LANGUAGE_CODE in LANGUAGE_CODES else "es"
@@ -66,6 +72,29 @@ class Profile(models.Model):
     learning_mode = models.BooleanField(
         _("learning mode"), default=False,
         help_text=_("Show the tiles still unseen and the numbers each player passed on."),
+    )
+    auto_play = models.BooleanField(
+        _("play automatically"), default=False,
+        help_text=_("The table plays for you (the first tile that fits) until you turn it off."),
+    )
+    tile_size = models.CharField(_("tile size"), max_length=8, choices=TILE_SIZES,
+                                 default="medium")
+    game_speed = models.CharField(
+        _("game speed"), max_length=8, choices=GAME_SPEEDS, default="normal",
+        help_text=_("How fast the moves of bots and of the table are shown."),
+    )
+    # Off until the person turns them on: a page never makes a sound on a first visit.
+    sounds = models.BooleanField(
+        _("sound effects"), default=False,
+        help_text=_("A tile placed, your turn, a pass, time running out."),
+    )
+    arrange_tiles = models.BooleanField(
+        _("arrange tiles"), default=True,
+        help_text=_("Drag the tiles of your hand to put them in your own order."),
+    )
+    bot_think_ms = models.PositiveIntegerField(
+        _("minimum bot think time (ms)"), default=1000,
+        help_text=_("At the tables you host, so that everyone can follow the bots' moves."),
     )
 
     class Meta:

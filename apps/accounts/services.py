@@ -8,7 +8,13 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from apps.accounts.avatars import AVATAR_KEYS
-from apps.accounts.models import LANGUAGE_CODES, Profile
+from apps.accounts.models import (
+    BOT_THINK_MAX_MS,
+    GAME_SPEEDS,
+    LANGUAGE_CODES,
+    TILE_SIZES,
+    Profile,
+)
 from apps.accounts.selectors import display_name_taken
 from apps.accounts.validators import (
     DISPLAY_NAME_MAX_LENGTH,
@@ -103,6 +109,48 @@ def set_language(*, user: User, language: str) -> Profile:
     if profile.language != language:
         profile.language = language
         profile.save(update_fields=["language"])
+    return profile
+
+
+#: The table options a person sets for themselves (seed 004), with how each is checked.
+TABLE_OPTIONS = ("auto_pass", "auto_play", "learning_mode", "arrange_tiles", "sounds",
+                 "tile_size", "game_speed", "bot_think_ms")
+
+
+def table_options(profile: Profile) -> dict:
+    return {name: getattr(profile, name) for name in TABLE_OPTIONS}
+
+
+def set_table_options(*, user: User, **options) -> Profile:
+    """Save some of a person's table options (the others stay); None leaves one unchanged.
+    Raises ValidationError for a value outside its choices."""
+    unknown = set(options) - set(TABLE_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown table options: {sorted(unknown)}")
+    options = {k: v for k, v in options.items() if v is not None}
+    errors = {}
+    if "tile_size" in options and options["tile_size"] not in dict(TILE_SIZES):
+        errors["tile_size"] = ValidationError(_("Pick one of the sizes shown."), code="invalid")
+    if "game_speed" in options and options["game_speed"] not in dict(GAME_SPEEDS):
+        errors["game_speed"] = ValidationError(_("Pick one of the speeds shown."),
+                                               code="invalid")
+    if "bot_think_ms" in options:
+        try:
+            ms = int(options["bot_think_ms"])
+        except (TypeError, ValueError):
+            ms = -1
+        if not 0 <= ms <= BOT_THINK_MAX_MS:
+            errors["bot_think_ms"] = ValidationError(
+                _("Bots think 0 to 10 seconds."), code="invalid")
+        options["bot_think_ms"] = ms
+    if errors:
+        raise ValidationError(errors)
+    profile = ensure_profile(user)
+    for name, value in options.items():
+        setattr(profile, name, value if name in ("tile_size", "game_speed", "bot_think_ms")
+                else bool(value))
+    if options:
+        profile.save(update_fields=list(options))
     return profile
 
 

@@ -10,6 +10,7 @@ urlpatterns = [
     path("logout/", views.SignOutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
     path("profile/language/", views.profile_language, name="profile_language"),
+    path("profile/options/", views.table_options, name="table_options"),
     path("password/change/", views.PasswordChangeView.as_view(), name="password_change"),
     path(
         "password/change/done/",

@@ -12,7 +12,13 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from apps.accounts import services
-from apps.accounts.forms import LanguageForm, ProfileForm, SignInForm, SignUpForm
+from apps.accounts.forms import (
+    LanguageForm,
+    ProfileForm,
+    SignInForm,
+    SignUpForm,
+    TableOptionsForm,
+)
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -81,21 +87,37 @@ def profile(request):
                 response = redirect("accounts:profile")
                 _set_language_cookie(response, updated.language)
                 return response
-    else:
-        form = ProfileForm(
-            user=request.user,
-            initial={
-                "display_name": current.display_name,
-                "avatar": current.avatar,
-                "language": current.language,
-            },
-        )
-    language_form = LanguageForm(initial={"language": current.language})
-    return render(
-        request,
-        "accounts/profile.html",
-        {"form": form, "language_form": language_form, "profile": current},
-    )
+        return _profile_page(request, current, form=form)
+    return _profile_page(request, current)
+
+
+def _profile_page(request, current, *, form=None, options_form=None):
+    # One language control on the page besides the header's: the profile form's.
+    if form is None:
+        form = ProfileForm(user=request.user, initial={
+            "display_name": current.display_name, "avatar": current.avatar,
+            "language": current.language})
+    if options_form is None:
+        options_form = TableOptionsForm(
+            initial=TableOptionsForm.initial_from(services.table_options(current)))
+    return render(request, "accounts/profile.html",
+                  {"form": form, "options_form": options_form, "profile": current})
+
+
+@login_required
+@require_POST
+def table_options(request):
+    current = services.ensure_profile(request.user)
+    form = TableOptionsForm(request.POST)
+    if form.is_valid():
+        try:
+            services.set_table_options(user=request.user, **form.service_kwargs())
+        except ValidationError as error:
+            _add_errors(form, error)
+        else:
+            messages.success(request, _("Your table options were saved."))
+            return redirect("accounts:profile")
+    return _profile_page(request, current, options_form=form)
 
 
 @login_required

@@ -3,7 +3,8 @@ import logging
 import redis
 from django.conf import settings
 from django.db import connection
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
+from django.utils.cache import patch_cache_control
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -46,3 +47,14 @@ def healthz(request):
     redis_ok = check_redis()
     ok = db_ok and redis_ok
     return JsonResponse({"ok": ok, "db": db_ok, "redis": redis_ok}, status=200 if ok else 503)
+
+
+#: Browsers ask for /favicon.ico before reading any page (and pages name favicon.svg too).
+FAVICON = settings.BASE_DIR / "static" / "favicon.ico"
+
+
+@require_GET
+def favicon(request):
+    response = HttpResponse(FAVICON.read_bytes(), content_type="image/x-icon")
+    patch_cache_control(response, public=True, max_age=86400)
+    return response

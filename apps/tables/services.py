@@ -202,11 +202,20 @@ def _arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
     seconds = engine.rules.turn_seconds
     if seconds:
         limits.append(start + timedelta(seconds=seconds))
+    if _plays_automatically(seat):
+        # "Play automatically" (seed 004): the table plays for them as a bot would, after the
+        # bots' think time, so the others can follow.
+        limits.append(start + timedelta(milliseconds=table.bot_think_ms))
     if seat.user_id not in connected:
         away = max(start, seat.away_since or start)
         limits.append(away + (_grace_timed() if seconds else _grace_untimed()))
     table.turn_deadline = min(limits) if limits else None
     return position, "table"
+
+
+def _plays_automatically(seat: Seat) -> bool:
+    profile = getattr(seat.user, "profile", None) if seat.user_id else None
+    return bool(getattr(profile, "auto_play", False))
 
 
 def _require_signed_in(user) -> None:
@@ -752,9 +761,11 @@ def _auto_passer(table: Table, seat_index: int):
 
 
 def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None = None,
-                    learning_mode: bool | None = None) -> Outcome | None:
+                    learning_mode: bool | None = None,
+                    auto_play: bool | None = None) -> Outcome | None:
     """Save a person's table preferences; turning auto-pass on while their only move at
-    ``table_id`` is a pass passes at once."""
+    ``table_id`` is a pass passes at once, and turning "play automatically" on while it is
+    their turn there plays for them at once (by the table, the first tile that fits)."""
     _require_signed_in(user)
     from apps.accounts.services import ensure_profile
 
@@ -764,8 +775,12 @@ def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None
         profile.auto_pass, fields = bool(auto_pass), fields + ["auto_pass"]
     if learning_mode is not None:
         profile.learning_mode, fields = bool(learning_mode), fields + ["learning_mode"]
+    if auto_play is not None:
+        profile.auto_play, fields = bool(auto_play), fields + ["auto_play"]
     if fields:
         profile.save(update_fields=fields)
+    if auto_play and table_id:
+        return _play_for(user, table_id)
     if not (auto_pass and table_id):
         return None
     with transaction.atomic():
@@ -781,6 +796,27 @@ def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None
         if not events:
             return None
         return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+
+
+def _play_for(user, table_id: int) -> Outcome | None:
+    """The table's move for ``user`` when it is their turn at ``table_id`` (else nothing)."""
+    from apps.rules.engine import legal_dict
+
+    with transaction.atomic():
+        table = _locked(table_id)
+        if table.state != Table.State.PLAYING or table.paused:
+            return None
+        match, engine = _playing(table)
+        rnd = engine.current
+        if rnd is None or rnd.result is not None:
+            return None
+        seat = table.seats.filter(index=rnd.turn).first()
+        if seat is None or seat.user_id != user.pk or seat.played_by_bot:
+            return None
+        move = legal_dict(*rnd.legal()[0])
+        return _apply(table, seat.index, len(engine.rounds) - 1, len(rnd.history),
+                      move.get("play"), move.get("end"), bool(move.get("pass")),
+                      by=Move.By.TABLE, user=None, match=match, engine=engine)
 
 
 def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict], *,

@@ -11,10 +11,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.models import GAME_SPEEDS, TILE_SIZES
 from apps.realtime.consumers import KNOWN_TABLES_KEY, MAX_FRAME
 
 from . import selectors, services
@@ -106,7 +108,10 @@ def lobby(request):
 
 @login_required
 def create(request):
-    form = CreateTableForm(request.POST or None)
+    # The host's own minimum bot think time (profile) is where the form starts.
+    think = getattr(getattr(request.user, "profile", None), "bot_think_ms", None)
+    form = CreateTableForm(request.POST or None,
+                           initial={"bot_think_ms": think} if think is not None else None)
     if request.method == "POST" and form.is_valid():
         try:
             table = services.create_table(host=request.user, **form.service_kwargs())
@@ -149,14 +154,25 @@ def table_page(request, code: str):
         "max_frame": MAX_FRAME,
         "prefs": _preferences(request.user),
         "auto_pass_always": table.preset in services.AUTO_PASS_PRESETS,
+        "bot_think_seconds": table.bot_think_ms / 1000 if table.allow_bots else None,
+        "sounds_url": static("sounds/"),
+        "tile_sizes": TILE_SIZES,
+        "game_speeds": GAME_SPEEDS,
     }
     return render(request, "tables/table.html", context)
 
 
+#: The profile's defaults, for a visitor who is not signed in.
+DEFAULT_PREFERENCES = {"auto_pass": False, "auto_play": False, "learning_mode": False,
+                       "arrange_tiles": True, "sounds": False, "tile_size": "medium",
+                       "game_speed": "normal", "bot_think_ms": 1000}
+
+
 def _preferences(user) -> dict:
+    from apps.accounts.services import table_options
+
     profile = getattr(user, "profile", None) if user.is_authenticated else None
-    return {"auto_pass": bool(getattr(profile, "auto_pass", False)),
-            "learning_mode": bool(getattr(profile, "learning_mode", False))}
+    return dict(DEFAULT_PREFERENCES, **(table_options(profile) if profile else {}))
 
 
 def _js_strings() -> dict:
@@ -236,6 +252,17 @@ def _js_strings() -> dict:
         "passed": _("%(name)s passed"),
         "by_table": _("(played by the table)"),
         "time_left": _("Time left"),
+        "passed_on": _("%(name)s passed on %(numbers)s"),
+        "passed_by_table": _("(passed by the table)"),
+        "drew": _("%(name)s drew %(n)s tiles"),
+        "drew_one": _("%(name)s drew a tile"),
+        "you_drew": _("You drew %(n)s tiles"),
+        "you_drew_one": _("You drew a tile"),
+        "drew_round": _("drew %(n)s this round"),
+        "drew_round_one": _("drew 1 this round"),
+        "last_move": _("Last move"),
+        "no_moves": _("No move yet."),
+        "paused_wait": _("The table is paused: wait for the host to resume."),
     }
 
 
@@ -298,23 +325,34 @@ def rename(request, code: str):
 @login_required
 @require_POST
 def preferences(request, code: str):
-    """The table page's switches (auto-pass, learning mode): saved on the person's profile."""
+    """The table page's options, saved on the person's profile: the switches that change what
+    the table does for them (auto-pass, play automatically) act at once where they apply;
+    the others (learning mode, tile size, speed, sounds, arranging tiles) only change the page."""
+    from django.core.exceptions import ValidationError
+
+    from apps.accounts.services import set_table_options, table_options
+
     table = _table_or_404(code)
 
     def flag(name):
         value = request.POST.get(name)
         return None if value is None else value in ("1", "true", "on")
 
-    auto_pass, learning = flag("auto_pass"), flag("learning_mode")
     try:
-        services.set_preferences(user=request.user, table_id=table.pk, auto_pass=auto_pass,
-                                 learning_mode=learning)
+        set_table_options(user=request.user, arrange_tiles=flag("arrange_tiles"),
+                          sounds=flag("sounds"), tile_size=request.POST.get("tile_size"),
+                          game_speed=request.POST.get("game_speed"))
+    except ValidationError as err:
+        return JsonResponse({"ok": False, "message": " ".join(err.messages)}, status=400)
+    try:
+        services.set_preferences(user=request.user, table_id=table.pk,
+                                 auto_pass=flag("auto_pass"), learning_mode=flag("learning_mode"),
+                                 auto_play=flag("auto_play"))
     except ServiceError as err:
-        if err.code not in ("not_started", "closed", "stale"):
+        if err.code not in ("not_started", "closed", "stale", "paused"):
             return JsonResponse({"ok": False, "message": err.message}, status=400)
-    profile = request.user.profile
-    return JsonResponse({"ok": True, "auto_pass": profile.auto_pass,
-                         "learning_mode": profile.learning_mode})
+    request.user.profile.refresh_from_db()
+    return JsonResponse({"ok": True, **table_options(request.user.profile)})
 
 
 @login_required

@@ -5,16 +5,23 @@
 // one (a doorbell was lost) and every reconnect send {"type": "sync"}; every ping says which
 // version the page shows, so a page whose last doorbell was lost is brought up to date.
 
+import { backsSvg, endNumbers, endsBefore, fmt, halves, lineSvg, pipsMarkup, tileSvg,
+  tileWords as wordsOf } from "./board.js";
+
 const script = document.getElementById("table-script");
 const T = JSON.parse(document.getElementById("table-strings").textContent);
 const PREFS = JSON.parse(document.getElementById("table-prefs").textContent);
 const AVATARS = script.dataset.avatars;
+const SOUNDS = script.dataset.sounds;
+// Passes there are never a choice (draw, block, all fives): no need to say the table made them.
+const PASSES_BY_ITSELF = script.dataset.autoPass === "1";
+const REDUCED = window.matchMedia("(prefers-reduced-motion: reduce)");
+// How long a move takes to fly from its seat to the line, per person (seed 004's game speed).
+const SPEED_MS = { slow: 1100, normal: 600, fast: 280 };
+const TILE_SCALE = { small: 0.85, medium: 1, large: 1.25 };
 const N = T.numbers; // number words, "blank" .. "six"
 const $ = (id) => document.getElementById(id);
-const fmt = (s, params = {}) => s.replace(/%\((\w+)\)s/g, (_m, k) => String(params[k] ?? ""));
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const halves = (t) => t.split("-").map(Number);
-const tileWords = (t) => halves(t).map((v) => N[v]).join("-");
+const tileWords = (t) => wordsOf(t, N);
 
 let ws = null;
 let lastVersion = -1;
@@ -25,6 +32,13 @@ let heartbeat = null;
 let skew = 0; // server clock minus this machine's
 let choosing = null; // {tile, ends} while the player picks an end
 let focusTile = null; // keep keyboard focus on the same tile across renders
+let events = []; // the events of the state being rendered (empty for a resync)
+let seenDraws = ""; // round and count of draws already told, so each draw is told once
+let tableState = null; // the table's state at the last render: "waiting", "playing", ...
+let lastLine = ""; // the line's markup as drawn: unchanged, it is not redrawn
+let warned = null; // the turn whose time running out was already sounded
+let wasMine = false;
+const lists = new Intl.ListFormat(document.documentElement.lang || "en", { type: "conjunction" });
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -97,22 +111,71 @@ function onState(msg) {
   lastVersion = msg.version;
   state = msg.state;
   if (state.clock && state.clock.now) skew = state.clock.now - Date.now();
-  if (fresh && $("status").classList.contains("error")) setStatus(T.connected, "ok");
+  const status = $("status").classList;
+  if (fresh && (status.contains("error") || status.contains("notice"))) setStatus(T.connected, "ok");
+  events = fresh ? msg.events || [] : [];
   render();
   stateListeners.forEach((fn) => fn(state));
-  if (fresh) (msg.events || []).forEach(describeEvent);
+  if (fresh) {
+    events.forEach(describeEvent);
+    animateMoves(events);
+    soundsFor(events);
+    tellDraws();
+  }
+  events = [];
   if (gap) send({ type: "sync" });
+}
+
+// The move event's entry in this round's moves, or null when the event is of an earlier round.
+function roundMove(event) {
+  const moves = (state.view && state.view.moves) || [];
+  const move = moves[event.ply];
+  return move && move.seat === event.seat && !!move.pass === !!event.pass && move.play === event.play ? move : null;
+}
+
+function numberList(nums) {
+  return lists.format(nums.map((v) => N[v]));
+}
+
+// One move in words: who played what (or passed on which numbers), and whether the table did it.
+function moveWords(move, ply) {
+  const name = seatName(move.seat);
+  if (move.pass) {
+    const nums = state.view ? endNumbers(endsBefore(state.view, state.table.preset, ply)) : [];
+    const words = nums.length ? fmt(T.passed_on, { name, numbers: numberList(nums) }) : fmt(T.passed, { name });
+    return move.by === "table" && !PASSES_BY_ITSELF ? `${words} ${T.passed_by_table}` : words;
+  }
+  const words = fmt(T.played, { name, tile: tileWords(move.play) });
+  return move.by === "table" ? `${words} ${T.by_table}` : words;
 }
 
 function describeEvent(event) {
   if (event.kind === "move") {
-    const name = seatName(event.seat);
-    const by = event.by === "table" ? ` ${T.by_table}` : "";
-    announce(event.pass ? fmt(T.passed, { name }) + by
-      : fmt(T.played, { name, tile: tileWords(event.play) }) + by);
+    const move = roundMove(event);
+    if (move) announce(moveWords(move, event.ply));
+    else {
+      const name = seatName(event.seat);
+      announce(event.pass ? fmt(T.passed, { name }) : fmt(T.played, { name, tile: tileWords(event.play) }));
+    }
   } else if (event.kind === "round_over" && state.result) announce(state.result.sentence);
   else if (event.kind === "paused") announce($("paused").textContent);
   else if (event.kind === "resumed") announce(T.resumed);
+}
+
+// Draws are public as counts (never faces): tell each one once, and show the drawer their tiles.
+function tellDraws() {
+  const view = state.view;
+  if (!view) return;
+  const draws = view.draws || [];
+  const key = `${state.match ? state.match.number : 0}:${view.round}`;
+  const [seenKey, seenCount] = seenDraws.split("|");
+  const from = seenKey === key ? Number(seenCount) : draws.length; // a first look tells nothing
+  seenDraws = `${key}|${draws.length}`;
+  for (const draw of draws.slice(from)) {
+    const mine = draw.seat === state.you.seat;
+    announce(mine ? fmt(draw.count === 1 ? T.you_drew_one : T.you_drew, { n: draw.count })
+      : fmt(draw.count === 1 ? T.drew_one : T.drew, { name: seatName(draw.seat), n: draw.count }));
+  }
 }
 
 function onNotice(event) {
@@ -122,170 +185,94 @@ function onNotice(event) {
   $("status").after(banner);
 }
 
-// -- tiles as SVG -------------------------------------------------------------------------------
+// -- the line (drawn by board.js) ---------------------------------------------------------------
 
-// Pip spots in a half, on a 3x3 grid (column, row).
-const SPOTS = [[], [[1, 1]], [[0, 0], [2, 2]], [[0, 0], [1, 1], [2, 2]],
-  [[0, 0], [2, 0], [0, 2], [2, 2]], [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
-  [[0, 0], [0, 1], [0, 2], [2, 0], [2, 1], [2, 2]]];
-
-function pipsMarkup(v, x, y, u, turned) {
-  const r = u * 0.095;
-  return SPOTS[v].map(([c, w]) => {
-    const [i, j] = turned ? [w, c] : [c, w];
-    return `<circle cx="${(x + u * (0.25 + i * 0.25)).toFixed(1)}" cy="${(y + u * (0.25 + j * 0.25)).toFixed(1)}" r="${r.toFixed(1)}"/>`;
-  }).join("");
-}
-
-// One tile with its first half `a` on the left (across) or on top (upright).
-function tileMarkup(a, b, x, y, u, upright, cls = "") {
-  const w = upright ? u : 2 * u;
-  const h = upright ? 2 * u : u;
-  const divider = upright
-    ? `<line x1="${x + u * 0.12}" y1="${y + u}" x2="${x + u * 0.88}" y2="${y + u}"/>`
-    : `<line x1="${x + u}" y1="${y + u * 0.12}" x2="${x + u}" y2="${y + u * 0.88}"/>`;
-  const second = upright ? [x, y + u] : [x + u, y];
-  return `<g class="tile ${cls}"><rect x="${x + 0.5}" y="${y + 0.5}" width="${w - 1}" height="${h - 1}" rx="${(u * 0.16).toFixed(1)}"/>${divider}<g class="pips">${pipsMarkup(a, x, y, u, upright)}${pipsMarkup(b, second[0], second[1], u, upright)}</g></g>`;
-}
-
-function tileSvg(name, u, upright = true, cls = "") {
-  const [a, b] = halves(name);
-  const w = upright ? u : 2 * u;
-  const h = upright ? 2 * u : u;
-  return `<svg class="tile-svg" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" aria-hidden="true" focusable="false">${tileMarkup(a, b, 0, 0, u, upright, cls)}</svg>`;
-}
-
-// -- the line ---------------------------------------------------------------------------------
-
-// The arms of the line from the moves: A and B around the first tile, C and D from the all-fives
-// spinner. Each tile is written [inner, outer] from where its arm starts.
-function arms(view) {
-  const plays = view.moves.filter((m) => m.play);
-  if (!plays.length) return null;
-  const [x, y] = halves(plays[0].play);
-  const out = { first: [x, y], A: [], B: [], C: [], D: [], spinner: null };
-  const ends = { A: x, B: y, C: null, D: null };
-  const fives = state.table.preset === "all-fives";
-  if (fives && x === y) out.spinner = { arm: "first", value: x };
-  for (const move of plays.slice(1)) {
-    const end = move.end || "B";
-    const [p, q] = halves(move.play);
-    let inner = ends[end];
-    if (inner === null || inner === undefined) inner = out.spinner ? out.spinner.value : p;
-    const outer = p === inner ? q : p;
-    out[end].push([inner, outer]);
-    ends[end] = outer;
-    if (fives && !out.spinner && p === q && (end === "A" || end === "B")) {
-      out.spinner = { arm: end, index: out[end].length - 1, value: p };
-    }
-  }
-  return out;
-}
-
-// Lay a sequence of items (tiles and end markers) left to right as a snake: rows alternate
-// direction and turn at the edges, so the line never runs off the board.
-function snake(items, width, u, top) {
-  const gap = Math.max(2, Math.round(u * 0.12));
-  const pad = 4;
-  const rowH = 2 * u + gap * 3;
-  let row = 0;
-  let dir = 1;
-  let x = pad;
-  const placed = [];
-  for (const item of items) {
-    if (dir === 1 && x + item.w > width - pad && x > pad) { row += 1; dir = -1; x = width - pad; }
-    else if (dir === -1 && x - item.w < pad && x < width - pad) { row += 1; dir = 1; x = pad; }
-    const left = dir === 1 ? x : x - item.w;
-    placed.push({ ...item, x: left, y: top + row * rowH + (2 * u - item.h) / 2, dir });
-    x += dir * (item.w + gap);
-  }
-  // One short row: centre it.
-  if (row === 0 && placed.length) {
-    const last = placed[placed.length - 1];
-    const shift = Math.max(0, (width - (last.x + last.w) - pad) / 2);
-    for (const p of placed) p.x += shift;
-  }
-  return { placed, height: (row + 1) * rowH };
-}
-
-function lineItems(seq, u, endName, startName) {
-  const items = [];
-  const marker = (end) => ({ kind: "end", end, w: Math.round(u * 1.5), h: Math.round(u * 1.5) });
-  if (startName) items.push(marker(startName));
-  for (const t of seq) {
-    const dbl = t.a === t.b;
-    items.push({ kind: "tile", a: t.a, b: t.b, dbl, spinner: t.spinner, first: t.first,
-      w: dbl ? u : 2 * u, h: dbl ? 2 * u : u });
-  }
-  if (endName) items.push(marker(endName));
-  return items;
-}
-
-function itemMarkup(item, view) {
-  if (item.kind === "tile") {
-    // A tile placed in a right-to-left row shows its halves swapped, so touching halves meet.
-    const [a, b] = item.dir === 1 ? [item.a, item.b] : [item.b, item.a];
-    const cls = `${item.first ? "first" : ""}${item.spinner ? " spinner" : ""}`;
-    return tileMarkup(a, b, item.x, item.y, item.w === item.h * 2 ? item.h : item.w, item.dbl, cls);
-  }
-  const end = item.end;
-  const value = view.ends[end];
-  const open = value !== undefined;
-  const pick = choosing && choosing.ends.includes(end);
-  const r = item.w / 2;
-  const cx = item.x + r;
-  const cy = item.y + r;
-  const label = open ? fmt(T.end_label, { end, n: N[value] }) : end;
-  const attrs = pick ? `role="button" tabindex="0" data-end="${end}" aria-label="${esc(fmt(T.play_at, { tile: tileWords(choosing.tile), end }))}"`
-    : `role="img" aria-label="${esc(label)}"`;
-  return `<g class="end-marker${pick ? " pick" : ""}${open ? "" : " closed"}" ${attrs}><circle cx="${cx}" cy="${cy}" r="${r - 1}"/><text x="${cx}" y="${cy}" dy="0.35em">${end}</text>${open ? `<text class="end-value" x="${cx + r * 0.85}" y="${cy - r * 0.7}" dy="0.35em">${value}</text>` : ""}</g>`;
+// The last tile placed, and the tiles the table placed for someone, are marked on the line.
+function lineMarks(view) {
+  const plies = view.moves.map((m, ply) => ({ ...m, ply })).filter((m) => m.play);
+  return { last: plies.length ? plies[plies.length - 1].ply : null,
+    byTable: new Set(plies.filter((m) => m.by === "table").map((m) => m.ply)) };
 }
 
 function renderLine(view) {
   const box = $("line");
-  const built = view && arms(view);
-  if (!built) {
+  const width = Math.max(240, box.clientWidth || 320);
+  const drawn = view && lineSvg(view, { preset: state.table.preset, strings: T, choosing, width, ...lineMarks(view) });
+  if (!drawn) {
+    lastLine = "";
     box.replaceChildren(el("p", { class: "empty-line" }, view ? T.empty_line : ""));
     return;
   }
-  const width = Math.max(240, box.clientWidth || 320);
-  const total = view.moves.filter((m) => m.play).length;
-  // Bigger tiles while the line is short, smaller as it grows (at most 3-4 rows); always within
-  // the width.
-  const perRow = Math.max(6, Math.min(14, Math.ceil((total + 2) / (width < 500 ? 4 : 3))));
-  let u = Math.floor((width - 8) / (perRow * 2.3));
-  u = Math.max(14, Math.min(u, width < 500 ? 22 : 28));
-  const seq = [];
-  const spin = built.spinner;
-  built.A.slice().reverse().forEach(([inner, outer], i) => {
-    seq.push({ a: outer, b: inner, spinner: spin && spin.arm === "A" && spin.index === built.A.length - 1 - i });
-  });
-  seq.push({ a: built.first[0], b: built.first[1], first: true, spinner: spin && spin.arm === "first" });
-  built.B.forEach(([inner, outer], i) => seq.push({ a: inner, b: outer,
-    spinner: spin && spin.arm === "B" && spin.index === i }));
-  const main = snake(lineItems(seq, u, "B", "A"), width, u, 4);
-  const parts = [];
-  let height = main.height + 4;
-  let placed = main.placed;
-  for (const end of ["C", "D"]) {
-    if (view.ends[end] === undefined && !built[end].length) continue;
-    const arm = snake(lineItems(built[end].map(([a, b]) => ({ a, b })), u, end, null),
-      width, u, height + u * 0.6);
-    parts.push(`<text class="arm-label" x="6" y="${height + u * 0.35}">${esc(fmt(T.spinner_arm, { end }))}</text>`);
-    placed = placed.concat(arm.placed);
-    height += arm.height + u * 0.6;
-  }
-  // A faint thread through the tiles shows the reading order around the turns.
-  const centres = main.placed.map((p) => `${(p.x + p.w / 2).toFixed(1)},${(p.y + p.h / 2).toFixed(1)}`);
-  const thread = `<polyline class="thread" points="${centres.join(" ")}"/>`;
-  const svg = `<svg class="board-svg" viewBox="0 0 ${width} ${Math.ceil(height)}" width="${width}" height="${Math.ceil(height)}" role="group" aria-label="${esc(T.line)}">${thread}${parts.join("")}${placed.map((p) => itemMarkup(p, view)).join("")}</svg>`;
-  box.innerHTML = svg;
-  box.setAttribute("aria-description", seq.map((t) => tileWords(`${t.a}-${t.b}`)).join(", "));
+  // Redrawing an unchanged line would cut short a move still flying to it.
+  if (drawn.svg === lastLine) return;
+  lastLine = drawn.svg;
+  box.innerHTML = drawn.svg;
+  const spinner = [...drawn.arms.C, ...drawn.arms.D].length
+    ? `; C: ${drawn.arms.C.map(tileWords).join(", ") || "-"}; D: ${drawn.arms.D.map(tileWords).join(", ") || "-"}` : "";
+  box.setAttribute("aria-description", drawn.tiles.map(tileWords).join(", ") + spinner);
   box.querySelectorAll(".end-marker.pick").forEach((node) => {
     const play = () => playAt(node.dataset.end);
     node.addEventListener("click", play);
     node.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); play(); } });
   });
+}
+
+// Each tile placed in this state flies from its seat to its place on the line (a copy of it
+// above the page: the line's box would clip it), unless the person asked for less motion.
+function animateMoves(batch) {
+  if (REDUCED.matches) return;
+  const duration = SPEED_MS[PREFS.game_speed] || SPEED_MS.normal;
+  let delayMs = 0;
+  for (const event of batch) {
+    if (event.kind !== "move" || !event.play || !roundMove(event)) continue;
+    const target = document.querySelector(`#line [data-ply="${event.ply}"]`);
+    const seat = document.querySelector(`#felt .seat[data-seat="${event.seat}"]`);
+    if (!target || !seat) continue;
+    const to = target.getBoundingClientRect();
+    const from = seat.getBoundingClientRect();
+    const box = target.getBBox();
+    const flying = el("div", { class: "flying", "aria-hidden": "true",
+      html: `<svg viewBox="${box.x} ${box.y} ${box.width} ${box.height}" width="${to.width}" height="${to.height}">${target.outerHTML}</svg>` });
+    flying.style.left = `${to.left}px`;
+    flying.style.top = `${to.top}px`;
+    document.body.append(flying);
+    target.classList.add("arriving");
+    const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+    const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+    const flight = flying.animate([{ transform: `translate(${dx}px, ${dy}px) scale(1.15)`, opacity: 0.6 },
+      { transform: "none", opacity: 1 }], { duration, delay: delayMs, easing: "ease-out", fill: "backwards" });
+    const land = () => { flying.remove(); target.classList.remove("arriving"); };
+    flight.onfinish = land;
+    flight.oncancel = land;
+    delayMs += duration * 0.6;
+  }
+}
+
+// -- sounds (seed 004): off unless the person turned them on; each file is fetched on first use --
+
+const sounds = {};
+
+function sound(name) {
+  if (!PREFS.sounds || !SOUNDS) return;
+  let audio = sounds[name];
+  if (!audio) {
+    audio = new Audio(`${SOUNDS}${name}.wav`);
+    sounds[name] = audio;
+  }
+  audio.currentTime = 0;
+  audio.play().catch(() => { /* the browser may refuse until the person has touched the page */ });
+}
+
+function soundsFor(batch) {
+  for (const event of batch) {
+    if (event.kind !== "move") continue;
+    sound(event.pass ? "pass" : "place");
+    break; // one sound per state, however many moves it brings
+  }
+  const view = state.view;
+  const mine = !!view && view.turn === state.you.seat && !state.result && !state.table.paused;
+  if (mine && !wasMine) setTimeout(() => sound("turn"), 250);
+  wasMine = mine;
 }
 
 // -- seats around the table ---------------------------------------------------------------------
@@ -302,15 +289,6 @@ function positions(n, me) {
 function seatName(i) {
   const seat = state.seats[i];
   return seat ? seat.name || T.empty_seat : "";
-}
-
-function backsSvg(count) {
-  const w = 7;
-  const h = 12;
-  const width = Math.max(1, count) * (w + 2);
-  let rects = "";
-  for (let i = 0; i < count; i += 1) rects += `<rect x="${i * (w + 2) + 0.5}" y="0.5" width="${w}" height="${h}" rx="1.5"/>`;
-  return `<svg class="backs" viewBox="0 0 ${width} ${h + 1}" width="${width}" height="${h + 1}" aria-hidden="true">${rects}</svg>`;
 }
 
 function renderSeats(view, me) {
@@ -342,8 +320,11 @@ function renderSeats(view, me) {
       bits.push(el("div", { class: "count", html: i === me ? "" : backsSvg(count) },
         el("span", { class: "n" }, fmt(count === 1 ? T.tile_one : T.tiles, { n: count }))));
     }
+    // The numbers a seat passed on stay by its name for the whole round, and so do its draws.
     const passed = state.passed && state.passed[i];
     if (passed) bits.push(el("div", { class: "passed" }, passed));
+    const drew = view ? (view.draws || []).filter((d) => d.seat === i).reduce((n, d) => n + d.count, 0) : 0;
+    if (drew) bits.push(el("div", { class: "drew" }, fmt(drew === 1 ? T.drew_round_one : T.drew_round, { n: drew })));
     if (turn && state.clock && (state.clock.deadline || state.table.paused)) {
       bits.push(el("div", { class: "seat-clock" }, el("span", { class: "track" }, el("span", { class: "bar" })),
         el("span", { class: "secs" })));
@@ -391,7 +372,30 @@ function renderTurn(view, me) {
   if (view && view.boneyard_count) words += ` · ${fmt(T.boneyard, { n: view.boneyard_count })}`;
   text.textContent = words;
   $("turn").classList.toggle("mine", !!view && view.turn === me && !state.result);
+  const last = $("last-move");
+  const moves = (view && view.moves) || [];
+  last.hidden = !moves.length;
+  last.textContent = moves.length ? `${T.last_move}: ${moveWords(moves[moves.length - 1], moves.length - 1)}` : "";
   tick();
+}
+
+// Every move of the round in words, draws and passes (with their numbers) included.
+function renderMoves(view) {
+  const box = $("moves");
+  box.hidden = !view;
+  if (!view) return;
+  const items = [];
+  const draws = view.draws || [];
+  const drawWords = (d) => fmt(d.count === 1 ? T.drew_one : T.drew, { name: seatName(d.seat), n: d.count });
+  view.moves.forEach((move, ply) => {
+    for (const d of draws.filter((x) => x.before_move === ply)) items.push(el("li", { class: "draw" }, drawWords(d)));
+    items.push(el("li", { class: `${move.pass ? "pass" : "play"}${move.by === "table" ? " by-table" : ""}` }, moveWords(move, ply)));
+  });
+  for (const d of draws.filter((x) => x.before_move >= view.moves.length)) items.push(el("li", { class: "draw" }, drawWords(d)));
+  $("moves-count").textContent = String(view.moves.length);
+  const list = $("moves-list");
+  if (items.length) list.replaceChildren(...items);
+  else list.replaceChildren(el("li", { class: "muted" }, T.no_moves));
 }
 
 function timeLeft() {
@@ -419,6 +423,12 @@ function tick() {
   }
   for (const node of document.querySelectorAll(".clock-secs, .seat-clock .secs")) node.textContent = secs;
   wrap.setAttribute("aria-label", left === null ? "" : `${T.time_left}: ${secs}`);
+  const view = state.view;
+  const turnKey = view ? `${state.match ? state.match.number : 0}:${view.round}:${view.moves.length}` : null;
+  if (low && !state.table.paused && view && view.turn === state.you.seat && warned !== turnKey) {
+    warned = turnKey;
+    sound("time");
+  }
 }
 setInterval(tick, 200);
 
@@ -441,7 +451,17 @@ function saveOrder(view, order) {
 }
 
 function handTileSize() {
-  return window.innerWidth < 420 ? 23 : window.innerWidth < 800 ? 26 : 30;
+  const base = window.innerWidth < 420 ? 23 : window.innerWidth < 800 ? 26 : 30;
+  const scaled = Math.round(base * (TILE_SCALE[PREFS.tile_size] || 1));
+  // Seven large tiles still fit one row of a phone.
+  return Math.min(scaled, Math.floor((window.innerWidth - 40) / 7.8));
+}
+
+// The tiles this seat drew for the turn it is on: new in the hand, marked so.
+function justDrawn(view) {
+  const mine = (view.draws || []).filter((d) => d.seat === view.seat && d.before_move === view.moves.length);
+  const count = mine.reduce((n, d) => n + d.count, 0);
+  return new Set(count ? view.hand.slice(-count) : []);
 }
 
 function renderHand(view, me) {
@@ -450,22 +470,30 @@ function renderHand(view, me) {
   if (area.hidden) { choosing = null; return; }
   const legal = view.legal || [];
   const live = !state.table.paused && !state.result;
+  // Your tiles stay easy to read while you wait: only on your turn do the ones that fit stand
+  // out (raised) and the others step back; paused or between rounds, none is raised.
+  const mine = live && view.turn === me;
   const u = handTileSize();
   const order = orderedHand(view);
+  const drawnNow = justDrawn(view);
+  const hadFocus = $("hand").contains(document.activeElement);
   if (choosing && !order.includes(choosing.tile)) choosing = null;
+  area.classList.toggle("arrange", !!PREFS.arrange_tiles);
   $("hand").replaceChildren(...order.map((tile) => {
     const moves = legal.filter((m) => m.play === tile);
-    const ok = moves.length > 0 && live;
-    const cls = `hand-tile${moves.length ? " legal" : " dim"}${choosing && choosing.tile === tile ? " chosen" : ""}`;
+    const ok = moves.length > 0 && mine;
+    const cls = `hand-tile${ok ? " legal" : ""}${mine && !ok ? " dim" : ""}${drawnNow.has(tile) ? " drawn" : ""}${choosing && choosing.tile === tile ? " chosen" : ""}`;
+    const why = !mine ? "" : ok ? "" : ` (${T.cannot_play})`;
     return el("button", { type: "button", class: `${cls} tile-button`, "data-tile": tile, "aria-disabled": ok ? "false" : "true",
-      "aria-label": tileWords(tile) + (ok ? "" : ` (${T.cannot_play})`), html: tileSvg(tile, u, true),
+      "aria-label": tileWords(tile) + why, html: tileSvg(tile, u, true),
       tabindex: "-1" });
   }));
   // One tab stop in the hand: the focused tile, else the first legal one, else the first.
   const buttons = [...$("hand").children];
   const stop = buttons.find((b) => b.dataset.tile === focusTile) || buttons.find((b) => b.getAttribute("aria-disabled") === "false") || buttons[0];
   if (stop) stop.tabIndex = 0;
-  if (focusTile && stop && stop.dataset.tile === focusTile && $("hand").contains(document.activeElement)) stop.focus();
+  // Keyboard focus stays in the hand across renders, on the same tile while it is there.
+  if (stop && hadFocus) stop.focus();
   const onlyPass = legal.length === 1 && legal[0].pass;
   const pass = $("pass");
   pass.disabled = !(onlyPass && live);
@@ -479,7 +507,9 @@ function movesFor(tile) {
 
 function tryPlay(tile) {
   const view = state.view;
-  if (!view || state.table.paused || state.result) return;
+  if (!view || state.result) return;
+  if (state.table.paused) { announce(T.paused_wait); setStatus(T.paused_wait, "notice"); return; }
+  if (view.turn !== state.you.seat) { announce(fmt(T.turn_of, { name: seatName(view.turn) })); return; }
   const moves = movesFor(tile);
   if (!moves.length) { announce(fmt(T.does_not_fit, { tile: tileWords(tile) })); return; }
   const ends = [...new Set(moves.map((m) => m.end).filter(Boolean))];
@@ -498,12 +528,19 @@ function sendPlay(tile, end) {
   send(message);
 }
 
+function focusHand() {
+  const stop = $("hand").querySelector('.hand-tile[tabindex="0"]');
+  if (stop) stop.focus();
+}
+
 function playAt(end) {
   if (!choosing) return;
   const { tile } = choosing;
+  const fromKeys = $("end-choice").contains(document.activeElement) || $("line").contains(document.activeElement);
   choosing = null;
   sendPlay(tile, end);
   render();
+  if (fromKeys) focusHand(); // the end buttons are gone: back to the hand, not to the page top
 }
 
 function renderEndChoice(view) {
@@ -513,7 +550,7 @@ function renderEndChoice(view) {
   box.replaceChildren(el("span", {}, fmt(T.which_end, { tile: tileWords(choosing.tile) })),
     ...choosing.ends.map((end) => el("button", { type: "button", class: "end-button", "data-end": end,
       onclick: () => playAt(end) }, fmt(T.end_label, { end, n: N[view.ends[end]] }))),
-    el("button", { type: "button", class: "secondary", onclick: () => { choosing = null; render(); } }, T.cancel));
+    el("button", { type: "button", class: "secondary", onclick: () => { choosing = null; render(); focusHand(); } }, T.cancel));
 }
 
 // Keyboard: arrows move between tiles, Enter/Space plays; arrows move between the end buttons.
@@ -537,7 +574,7 @@ $("hand").addEventListener("keydown", (e) => {
 $("end-choice").addEventListener("keydown", (e) => {
   const buttons = [...$("end-choice").querySelectorAll("button")];
   const at = buttons.indexOf(document.activeElement);
-  if (e.key === "Escape") { choosing = null; render(); return; }
+  if (e.key === "Escape") { choosing = null; render(); focusHand(); return; }
   if (at < 0 || !["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) return;
   e.preventDefault();
   const step = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : -1;
@@ -548,7 +585,7 @@ $("end-choice").addEventListener("keydown", (e) => {
 let drag = null;
 $("hand").addEventListener("pointerdown", (e) => {
   const button = e.target.closest(".hand-tile");
-  if (!button || e.button !== 0) return;
+  if (!button || e.button !== 0 || !PREFS.arrange_tiles) return;
   drag = { button, x: e.clientX, y: e.clientY, moved: false, id: e.pointerId };
 });
 $("hand").addEventListener("pointermove", (e) => {
@@ -643,11 +680,13 @@ function renderResult(view) {
   if (result.points) parts.push(el("p", { class: "points" }, fmt(T.points_scored, { n: result.points })));
   parts.push(el("ul", { class: "side-pips" }, sides.map((p, i) => el("li", {}, `${names[i] || seatName(i)}: `, el("strong", {}, fmt(T.pips, { n: p }))))));
   parts.push(el("h3", {}, T.revealed));
+  // Big enough to count the pips at a glance; one image per hand for screen readers.
+  const u = window.innerWidth < 420 ? 16 : 22;
   parts.push(el("ul", { class: "revealed" }, hands.map((hand, i) => el("li", { "data-seat": i },
     el("span", { class: "name" }, seatName(i)),
-    el("span", { class: "tiles", "aria-label": hand.map(tileWords).join(", ") || T.no_tiles,
-      html: hand.map((t) => tileSvg(t, 14, false)).join("") }),
-    el("span", { class: "muted" }, fmt(T.pips, { n: pips[i] }))))));
+    el("span", { class: "tiles", role: "img", "aria-label": hand.map(tileWords).join(", ") || T.no_tiles,
+      html: hand.map((t) => tileSvg(t, u, false)).join("") }),
+    el("span", { class: "hand-pips" }, `${fmt(hand.length === 1 ? T.tile_one : T.tiles, { n: hand.length })} · ${fmt(T.pips, { n: pips[i] })}`)))));
   if (match && match.over) {
     const winner = match.winner !== null && match.winner !== undefined ? names[match.winner] : "";
     parts.push(el("p", { class: "winner" }, fmt(T.winner_is, { name: winner })));
@@ -698,28 +737,40 @@ function render() {
   paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
   // Taking or leaving a seat is only for a table that has not started.
   for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";
+  // The invitation panel is for gathering players: it folds away when the match starts.
+  const share = document.querySelector("details.share");
+  if (share && tableState === "waiting" && state.table.state !== "waiting") share.open = false;
+  tableState = state.table.state;
   renderScores();
   renderSeats(view, me);
   renderTurn(view, me);
   renderHand(view, me);
   renderLine(view);
+  renderMoves(view);
   renderLearning(view, me);
   renderResult(view);
   renderHost(view);
 }
 
-// Preferences (auto-pass, learning mode): saved on the profile.
-const prefs = $("prefs");
-if (prefs) {
-  prefs.addEventListener("change", async (e) => {
+// Options (auto-pass, play automatically, learning mode, tile size, speed, sounds, arranging
+// tiles): saved on the profile; the page follows them at once.
+for (const form of document.querySelectorAll("form.prefs")) {
+  form.addEventListener("change", async (e) => {
     const input = e.target;
+    const value = input.type === "checkbox" ? input.checked : input.value;
     const body = new FormData();
-    body.append("csrfmiddlewaretoken", prefs.querySelector("[name=csrfmiddlewaretoken]").value);
-    body.append(input.name, input.checked ? "1" : "0");
-    PREFS[input.name] = input.checked;
+    body.append("csrfmiddlewaretoken", form.querySelector("[name=csrfmiddlewaretoken]").value);
+    body.append(input.name, input.type === "checkbox" ? (value ? "1" : "0") : value);
+    PREFS[input.name] = value;
+    // The same option may show in two places (the hand and the options panel).
+    for (const twin of document.querySelectorAll(`form.prefs [name="${input.name}"]`)) {
+      if (twin !== input) { if (twin.type === "checkbox") twin.checked = value; else twin.value = value; }
+    }
+    lastLine = "";
     render();
+    if (input.name === "sounds" && value) sound("place"); // what they will hear, and a touch to allow it
     try {
-      const response = await fetch(prefs.action, { method: "POST", body, credentials: "same-origin" });
+      const response = await fetch(form.action, { method: "POST", body, credentials: "same-origin" });
       const data = await response.json();
       if (!data.ok) setStatus(data.message, "error");
     } catch { setStatus(T.not_saved, "error"); }

@@ -320,3 +320,56 @@ def test_success_resets_the_count(client, user, settings):
 
 def test_client_login_without_a_request_still_works(client, user):
     assert client.login(username="alice", password=PASSWORD)
+
+
+# The profile page and seed 004's table options ---------------------------------------------
+
+
+def _ids(html: str) -> list[str]:
+    import re
+
+    return re.findall(r'\bid="([^"]+)"', html)
+
+
+def test_profile_page_has_one_language_control_besides_the_header(client, user):
+    client.force_login(user)
+    html = client.get(reverse("accounts:profile")).content.decode()
+    ids = _ids(html)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert html.count('name="language"') == 2  # the header's switch and the profile form's
+    assert "accounts:profile_language" not in html and "/accounts/profile/language/" not in html
+
+
+def test_account_pages_load_the_site_stylesheet_in_the_head(client, user):
+    pages = [reverse("accounts:signup"), reverse("accounts:login")]
+    for url in pages:
+        head = client.get(url).content.decode().split("</head>")[0]
+        assert "css/site.css" in head and "accounts/accounts.css" in head, url
+    client.force_login(user)
+    head = client.get(reverse("accounts:profile")).content.decode().split("</head>")[0]
+    assert "css/site.css" in head and "accounts/accounts.css" in head
+
+
+def test_table_options_are_saved_from_the_profile(client, user):
+    client.force_login(user)
+    page = client.get(reverse("accounts:profile")).content.decode()
+    assert 'name="sounds"' in page and "checked" not in page.split('name="sounds"')[1][:40]
+    response = client.post(reverse("accounts:table_options"), {
+        "tile_size": "small", "game_speed": "slow", "sounds": "on", "auto_play": "on",
+        "arrange_tiles": "", "bot_think_seconds": "2.5"})
+    assert response.status_code == 302
+    user.profile.refresh_from_db()
+    p = user.profile
+    assert (p.tile_size, p.game_speed, p.sounds, p.auto_play, p.arrange_tiles, p.bot_think_ms) \
+        == ("small", "slow", True, True, False, 2500)
+    assert not p.auto_pass and not p.learning_mode
+
+
+def test_table_options_refuse_a_think_time_above_ten_seconds(client, user):
+    client.force_login(user)
+    response = client.post(reverse("accounts:table_options"), {
+        "tile_size": "small", "game_speed": "slow", "bot_think_seconds": "11"})
+    assert response.status_code == 200
+    assert "error" in response.content.decode()
+    user.profile.refresh_from_db()
+    assert user.profile.bot_think_ms == 1000

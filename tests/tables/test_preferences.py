@@ -3,9 +3,11 @@ learning mode, saved on the profile from the table page."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
-from apps.rules.engine import PASS_MOVE
+from apps.rules.engine import PASS_MOVE, legal_dict
 from apps.tables import game, services
 from apps.tables.models import Move, Table
 
@@ -72,7 +74,8 @@ def test_preferences_endpoint(client, full_table, people):
     client.force_login(people["ana"])
     response = client.post(f"/t/{full_table.code}/preferences/", {"learning_mode": "1"})
     assert response.status_code == 200
-    assert response.json() == {"ok": True, "auto_pass": False, "learning_mode": True}
+    data = response.json()
+    assert (data["ok"], data["auto_pass"], data["learning_mode"]) == (True, False, True)
     response = client.post(f"/t/{full_table.code}/preferences/", {"auto_pass": "true"})
     assert response.json()["auto_pass"] is True
 
@@ -98,3 +101,74 @@ def test_with_auto_pass_on_the_table_never_waits_on_a_forced_pass(full_table, pe
             break
         services.next_round(user=people["host"], table_id=full_table.pk)
     assert passes > 0
+
+
+# -- seed 004's options: the page's own (size, speed, sounds, arranging) and play automatically --
+
+def test_page_options_are_saved_and_answered(client, full_table, people):
+    client.force_login(people["ana"])
+    url = f"/t/{full_table.code}/preferences/"
+    data = client.post(url, {"tile_size": "large", "game_speed": "fast", "sounds": "1",
+                             "arrange_tiles": "0"}).json()
+    assert data["ok"]
+    assert (data["tile_size"], data["game_speed"], data["sounds"], data["arrange_tiles"]) == \
+        ("large", "fast", True, False)
+    profile = people["ana"].profile
+    profile.refresh_from_db()
+    assert (profile.tile_size, profile.game_speed, profile.sounds) == ("large", "fast", True)
+    # A value outside the choices changes nothing and says why.
+    response = client.post(url, {"tile_size": "huge"})
+    assert response.status_code == 400 and response.json()["message"]
+    profile.refresh_from_db()
+    assert profile.tile_size == "large"
+
+
+def test_sounds_are_off_and_tiles_arrangeable_for_a_new_person(people):
+    profile = people["ana"].profile
+    assert (profile.sounds, profile.auto_play, profile.arrange_tiles) == (False, False, True)
+    assert (profile.tile_size, profile.game_speed) == ("medium", "normal")
+
+
+def _turn_user(table):
+    engine = game.load(Table.objects.get(pk=table.pk).current_match)
+    return seat_user(table, engine.current.turn), engine
+
+
+def test_turning_play_automatically_on_at_your_turn_plays_for_you_at_once(full_table, people):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    user, engine = _turn_user(full_table)
+    first = legal_dict(*engine.current.legal()[0])
+    services.set_preferences(user=user, table_id=full_table.pk, auto_play=True)
+    move = Move.objects.order_by("-pk").first()
+    assert move is not None and move.by == Move.By.TABLE
+    assert move.tile == first["play"]  # the first tile that fits, as when time runs out
+    user.profile.refresh_from_db()
+    assert user.profile.auto_play
+
+
+def test_turning_it_on_out_of_turn_only_saves_it(full_table, people):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    user, engine = _turn_user(full_table)
+    other = next(p for p in (people[n] for n in ("host", "ana", "bea", "caio")) if p != user)
+    services.set_preferences(user=other, table_id=full_table.pk, auto_play=True)
+    assert not Move.objects.exists()
+
+
+def test_with_play_automatically_on_the_table_plays_after_the_bot_think_time(full_table, people):
+    Table.objects.filter(pk=full_table.pk).update(bot_think_ms=700)
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    user, engine = _turn_user(full_table)
+    nxt = seat_user(full_table, (engine.current.turn + 1) % 4)
+    services.set_preferences(user=nxt, auto_play=True)  # not at the table: saved only
+    first = legal_dict(*engine.current.legal()[0])
+    services.play_move(user=user, table_id=full_table.pk, round_number=0, ply=0,
+                       tile=first.get("play"), end=first.get("end"))
+    table = Table.objects.get(pk=full_table.pk)
+    # Their turn has the think time for a deadline, not the 45 s turn time.
+    assert table.turn_deadline - table.turn_started_at == timedelta(milliseconds=700)
+    services.act_on_deadline(table_id=table.pk, round_number=0, ply=1, now=table.turn_deadline)
+    move = Move.objects.get(ply=1)
+    assert move.by == Move.By.TABLE and move.seat == (engine.current.turn + 1) % 4
+    # The next seat plays itself (nobody here holds a socket: 5 s of grace, then the table).
+    table = Table.objects.get(pk=full_table.pk)
+    assert table.turn_deadline - table.turn_started_at == timedelta(seconds=5)

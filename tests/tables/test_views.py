@@ -244,3 +244,24 @@ def test_a_table_closed_by_staff_says_so_on_every_later_visit(client, people, fu
                        .split("</script>")[0])
     assert state["table"]["state"] == "closed"
     assert state["view"] is None  # the voided round is never shown
+
+
+def test_create_page_starts_from_the_hosts_bot_think_time(client, people):
+    profile = people["host"].profile
+    profile.bot_think_ms = 2500
+    profile.save()
+    client.force_login(people["host"])
+    html = client.get(reverse("tables:create")).content.decode()
+    assert 'name="bot_think_ms" value="2500"' in html
+
+
+def test_table_page_shows_the_bots_think_time_and_the_options(client, people):
+    table = services.create_table(host=people["host"], preset="partners", public=True,
+                                  allow_bots=True, bot_think_ms=1500)
+    set_language(user=people["host"], language="en")
+    client.force_login(people["host"])
+    html = client.get(f"/t/{table.code}/").content.decode()
+    assert "bots think at least 1.5 s" in html
+    for name in ("tile_size", "game_speed", "sounds", "arrange_tiles", "auto_play"):
+        assert f'name="{name}"' in html, name
+    assert 'data-sounds="/static/sounds/"' in html
