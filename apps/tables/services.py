@@ -810,8 +810,8 @@ def _play_for(user, table_id: int) -> Outcome | None:
         rnd = engine.current
         if rnd is None or rnd.result is not None:
             return None
-        seat = table.seats.filter(index=rnd.turn).first()
-        if seat is None or seat.user_id != user.pk or seat.played_by_bot:
+        seat = _seats(table)[rnd.turn]
+        if seat.user_id != user.pk or seat.played_by_bot:
             return None
         move = legal_dict(*rnd.legal()[0])
         return _apply(table, seat.index, len(engine.rounds) - 1, len(rnd.history),
