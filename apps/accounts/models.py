@@ -96,6 +96,10 @@ class Profile(models.Model):
         _("minimum bot think time (ms)"), default=1000,
         help_text=_("At the tables you host, so that everyone can follow the bots' moves."),
     )
+    #: A visitor playing without an account: a real User row (unusable password) made for the
+    #: browser session, so every table, seat and move works as for anyone. Signing up turns the
+    #: same row into an account; guests never signed up are deleted with their tables.
+    guest = models.BooleanField(_("guest"), default=False, db_index=True)
 
     class Meta:
         verbose_name = _("profile")

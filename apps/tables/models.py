@@ -67,6 +67,18 @@ class Table(models.Model):
     paused_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                   on_delete=models.SET_NULL, related_name="+")
     hidden = models.BooleanField(_("hidden from the lobby"), default=False)
+    #: Practice against bots (seed 002/003 "contra la máquina"): never listed, counts for
+    #: nothing, deleted when it ends or its guest goes.
+    practice = models.BooleanField(_("practice"), default=False)
+    #: Opened by quick play ("Online"): public, filled by bots at ``fill_at`` if people are few.
+    quick = models.BooleanField(_("quick play"), default=False)
+    #: Bots took free seats at the start (quick play's wait, or the host's "start with bots"):
+    #: the league counts such tables at half.
+    bot_filled = models.BooleanField(_("filled with bots"), default=False)
+    fill_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    watchers_allowed = models.BooleanField(_("people may watch"), default=True)
+    #: Where a practice table was opened from, for the per-address limit.
+    opened_from = models.GenericIPAddressField(null=True, blank=True)
     #: Seconds the result stays on screen before the next round is dealt by itself.
     next_round_seconds = models.PositiveIntegerField(default=10)
     # The turn clock. ``turn_deadline`` is when the table acts for the seat to play (a bot's
