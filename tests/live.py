@@ -191,6 +191,24 @@ def session_of(user) -> str:
 # Runs inside `manage.py shell` against a launcher site's own database (scripts/run.py keeps it
 # in its VAR_DIR): four players at a started partners match, a few moves played, and a session
 # for each player.
+def started_table(turn_seconds: int | None):
+    """Ana, Bea, Caio and Dani at a started public ``partners`` table (passwords ``pw-`` and
+    the name twice), in whatever database Django is set up on."""
+    from django.contrib.auth import get_user_model
+
+    from apps.tables import services
+    from apps.tables.models import Table
+
+    users = [get_user_model().objects.create_user(username=n, password="pw-" + n * 2)
+             for n in ("ana", "bea", "caio", "dani")]
+    table = services.create_table(host=users[0], preset="partners", public=True,
+                                  options={"turn_seconds": turn_seconds})
+    for user in users[1:]:
+        services.join_table(user=user, table_id=table.pk)
+    services.start_match(user=users[0], table_id=table.pk)
+    return Table.objects.get(pk=table.pk), users
+
+
 SEED = """
 import json, random
 from django.contrib.auth import get_user_model
@@ -198,14 +216,8 @@ from django.test import Client
 from apps.rules.engine import legal_dict
 from apps.tables import game, services
 from apps.tables.models import Table
-U = get_user_model()
-users = [U.objects.create_user(username=n, password="pw-" + n * 2)
-         for n in ("ana", "bea", "caio", "dani")]
-table = services.create_table(host=users[0], preset="partners", public=True,
-                              options={"turn_seconds": None})
-for u in users[1:]:
-    services.join_table(user=u, table_id=table.pk)
-services.start_match(user=users[0], table_id=table.pk)
+from tests.live import started_table
+table, users = started_table(None)
 rng = random.Random(4)
 for _ in range(MOVES):
     t = Table.objects.get(pk=table.pk)

@@ -31,6 +31,9 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
+#: Redis connections a web process uses to read snapshots; more requests wait their turn.
+SNAPSHOT_CONNECTIONS = 32
+
 _executor: ThreadPoolExecutor | None = None
 
 
@@ -225,7 +228,13 @@ class Hub:
             from config.env import redis_client_options, redis_urls
 
             url = redis_urls(settings.REDIS_URL)["redis"]
-            self._redis = redis.asyncio.Redis.from_url(url, **redis_client_options(url))
+            # A burst of doorbells (hundreds of tables) must queue for a connection, not fail
+            # with "Too many connections" and fall back to rebuilding the state from the
+            # database, which is what made a 400-table overload worse.
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                url, max_connections=SNAPSHOT_CONNECTIONS, timeout=10,
+                **redis_client_options(url))
+            self._redis = redis.asyncio.Redis(connection_pool=pool)
         return self._redis
 
     async def latest_version(self, table_id: int, code: str) -> int:

@@ -14,12 +14,10 @@ import signal
 import time
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from apps.tables import services
 from apps.tables.models import Move, Table
 
-from ..live import Client, Stack, session_of
+from ..live import Client, Stack, session_of, started_table
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow,
               pytest.mark.django_db(transaction=True)]
@@ -30,14 +28,7 @@ FAST = {"PRESENCE_AWAY_LIMIT_SECONDS": "12", "PRESENCE_EMPTY_LIMIT_SECONDS": "12
 
 
 def _table(turn_seconds: int | None):
-    users = [get_user_model().objects.create_user(username=n, password="pw-" + n * 2)
-             for n in ("ana", "bea", "caio", "dani")]
-    table = services.create_table(host=users[0], preset="partners", public=True,
-                                  options={"turn_seconds": turn_seconds})
-    for user in users[1:]:
-        services.join_table(user=user, table_id=table.pk)
-    services.start_match(user=users[0], table_id=table.pk)
-    return Table.objects.get(pk=table.pk), users
+    return started_table(turn_seconds)
 
 
 def _clients(table, users, urls: list[str]) -> list[Client]:
