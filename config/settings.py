@@ -159,6 +159,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+if os.environ.get("PASSWORD_HASHING") == "fast-for-tests":
+    # Set by tests/conftest.py for the test process and every site it starts: a password hash
+    # costs 0.25 s with Django's PBKDF2, and the suite makes users by the thousand. Nothing
+    # outside the tests sets it.
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AUTHENTICATION_BACKENDS = [
     "apps.accounts.ratelimit.RateLimitBackend",  # django-axes: refuses locked-out sign-ins
     "django.contrib.auth.backends.ModelBackend",

@@ -112,6 +112,12 @@ def _pid_alive(pid: int) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     # Settings are already loaded by pytest-django at this point, so we patch them.
+    # Fast password hashing here and in every process a test starts (they inherit the
+    # environment), so that a user made in the test can sign in to a site it runs.
+    from django.conf import settings
+
+    os.environ["PASSWORD_HASHING"] = "fast-for-tests"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     url = os.environ.get("REDIS_URL")
     if not url:
         url = _start_embedded_redis()
