@@ -111,8 +111,6 @@ def _empty_limit() -> timedelta:
 SLOW_BOT_LEVELS = frozenset({"expert", "master"})
 #: Timers fire a hair early at most; a deadline this close counts as due.
 DUE_TOLERANCE = timedelta(milliseconds=50)
-#: How long past its deadline a table waits for its timer before beat's sweep acts for it.
-SWEEP_GRACE = timedelta(seconds=1)
 
 
 # -- plumbing ---------------------------------------------------------------------------------
@@ -1077,11 +1075,8 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     done = {"deadlines": 0, "standins": 0, "closed": 0}
     done["expired"] = expire_leases(now=now)
-    # The timers are the prompt path; the sweep takes only what they have left for a while,
-    # so that under load it does not race every timer for the same row and throw the loser's
-    # work away.
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
-                               turn_deadline__lte=now - SWEEP_GRACE).values_list("pk", flat=True)
+                               turn_deadline__lte=now).values_list("pk", flat=True)
     for table_id in list(due[:500]):
         try:
             act_on_deadline(table_id=table_id, now=now)

@@ -69,16 +69,6 @@ def test_a_late_or_repeated_deadline_does_nothing(timed):
     assert Move.objects.count() == 2
 
 
-def test_the_sweep_leaves_a_just_due_turn_to_its_timer_and_takes_a_late_one(timed):
-    deadline = timed.turn_deadline
-    # At the deadline the timer is on its way: the sweep racing it for the row would only
-    # throw one of the two away.
-    assert services.sweep(now=deadline + services.SWEEP_GRACE / 2)["deadlines"] == 0
-    assert Move.objects.count() == 0
-    assert services.sweep(now=deadline + services.SWEEP_GRACE)["deadlines"] == 1
-    assert Move.objects.get().by == Move.By.TABLE
-
-
 def test_pause_freezes_the_clock_and_resume_gives_back_the_time_left(timed, people):
     before = timed.turn_deadline - timezone.now()
     services.pause(user=people["host"], table_id=timed.pk)
