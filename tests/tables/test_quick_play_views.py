@@ -86,7 +86,7 @@ def test_refusals_come_back_to_the_home_page_with_the_reason(client, people):
 def test_the_lobby_marks_quick_tables(client, people):
     services.quick_play(user=people["ana"], preset="partners")
     html = client.get(reverse("tables:lobby")).content.decode()
-    assert 'class="badge"' in html and "Partida rápida" in html  # signed out: Spanish
+    assert 'class="table-mark"' in html and "Partida rápida" in html  # signed out: Spanish
 
 
 def test_get_is_not_allowed(client, people):

@@ -12,7 +12,8 @@ register = template.Library()
 @register.simple_tag
 def quick_play() -> dict:
     return {
-        "form": QuickPlayForm(),
+        # Ids of their own: the home page has other forms with a game and players.
+        "form": QuickPlayForm(auto_id="quick_%s"),
         # The games without a choice of players: static/js/quick_play.js hides the field.
         "four_only": " ".join(FOUR_ONLY),
         "fill_seconds": int(settings.QUICK_PLAY_FILL_SECONDS),
