@@ -1,6 +1,6 @@
 """Quick play and "start with bots" in a real browser, against the site served by the run
 command (Daphne, the channel layer, Celery worker and beat), with a short wait
-(QUICK_PLAY_FILL_SECONDS=15):
+(QUICK_PLAY_FILL_SECONDS=20, the default):
 
 - ana (English, desktop) presses "Play now" for partners on the home page and waits at a new
   quick table: the page counts down to the bots; bruno (Brazilian Portuguese, a phone) presses
@@ -31,7 +31,7 @@ from .test_table_page import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
 
-FILL_SECONDS = 15
+FILL_SECONDS = 20
 COUNTDOWN = {"en": "bots fill the free seats in", "pt-br": "os bots ocuparão os lugares livres em",
              "es": "los bots ocuparán los asientos libres en"}
 PEOPLE = [("ana", "en", DESKTOP), ("bruno", "pt-br", PHONE), ("carol", "es", DESKTOP)]
@@ -102,6 +102,7 @@ def test_play_now_waits_counts_down_and_fills_with_bots(run_site, monkeypatch):
 
             # ana, the host, starts with bots: they take the two free seats.
             wait_until(ana, "!!document.querySelector('#host [data-action=start_with_bots]')")
+            shoot(ana, "quick-start-with-bots-en")
             ana.click("#host [data-action=start_with_bots]")
             for page in (ana, bruno):
                 wait_until(page, "document.querySelectorAll('#hand .hand-tile').length === 7",
@@ -110,6 +111,9 @@ def test_play_now_waits_counts_down_and_fills_with_bots(run_site, monkeypatch):
                 assert page.locator("#bot-filled").is_visible()
 
             # carol waits alone at draw for three: the worker's timer seats the bots.
+            carol.goto(f"{base}/")
+            carol.select_option("#quick-play [name=preset]", "draw")
+            shoot(carol, "home-quick-play-es")
             play_now(carol, base, "draw", "3")
             wait_until(carol, f"document.getElementById('turn-text').textContent"
                               f".includes('{COUNTDOWN['es']}')")
