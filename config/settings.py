@@ -147,6 +147,9 @@ for _name in ("PRESENCE_AWAY_LIMIT_SECONDS", "PRESENCE_EMPTY_LIMIT_SECONDS",
               "PRESENCE_LEASE_SECONDS", "PRESENCE_HEARTBEAT_SECONDS"):
     if os.environ.get(_name):
         globals()[_name] = float(os.environ[_name])
+# Quick play ("Online", seed 003): how long a table opened by "play now" waits for people
+# before bots take the free seats and the match starts by itself.
+QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)
 #: Threads a web process gives its sockets' database calls. Django's default for
 #: database_sync_to_async is one thread per process, which queued every socket behind every
 #: other; SQLite writes one at a time anyway.

@@ -33,7 +33,8 @@ MAX_FRAME = 2048
 KNOWN_TABLES_KEY = "tables_known"
 #: Close code of a banned person's sockets (refused on connect, closed when banned).
 BANNED_CLOSE_CODE = 4403
-HOST_ACTIONS = ("start", "pause", "resume", "next_round", "new_match", "add_bot", "remove_bot")
+HOST_ACTIONS = ("start", "start_with_bots", "pause", "resume", "next_round", "new_match",
+                "add_bot", "remove_bot")
 
 
 class Refusal(Exception):
@@ -325,7 +326,8 @@ class TableConsumer(TableSocket):
             if isinstance(seat, bool) or not isinstance(seat, int):
                 raise Refusal("malformed", _("Say which seat."))
             kwargs["seat_index"] = seat
-        fn = {"start": services.start_match, "pause": services.pause,
+        fn = {"start": services.start_match, "start_with_bots": services.start_with_bots,
+              "pause": services.pause,
               "resume": services.resume, "next_round": services.next_round,
               "new_match": services.new_match, "add_bot": services.add_bot,
               "remove_bot": services.remove_bot}[action]

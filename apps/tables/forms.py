@@ -113,3 +113,19 @@ class CreateTableForm(forms.Form):
         return {"name": data["name"], "preset": data["preset"], "players": players,
                 "options": options, "public": data["public"], "allow_bots": data["allow_bots"],
                 "bot_level": data["bot_level"], "bot_think_ms": data["bot_think_ms"]}
+
+
+class QuickPlayForm(forms.Form):
+    """"Play now" (the home page): a game, and how many play where the game leaves it open."""
+
+    preset = forms.ChoiceField(label=_("Game"), choices=PRESET_CHOICES, initial="partners")
+    players = forms.TypedChoiceField(
+        label=_("Players"), required=False, coerce=int, empty_value=None, initial="4",
+        choices=[("2", "2"), ("3", "3"), ("4", "4")],
+        help_text=_("Draw, block, all fives and tranca: 2, 3 or 4 players."))
+
+    def service_kwargs(self) -> dict:
+        data = self.cleaned_data
+        # The four-player games ignore the field (a browser without JS still sends it).
+        players = None if data["preset"] in FOUR_ONLY else data.get("players")
+        return {"preset": data["preset"], "players": players}

@@ -27,5 +27,16 @@ def schedule_deadline(table_id: int, position: tuple[int, int] | None,
         log.exception("could not schedule the deadline of table %s", table_id)
 
 
+def schedule_fill(table_id: int, when: datetime) -> None:
+    """A quick table's wait ends at ``when``: bots take the free seats then, if people have
+    not filled it (``services.fill_quick_table``; the sweep does it when this timer is lost)."""
+    from .tasks import fill_due
+
+    try:
+        fill_due.apply_async((table_id,), eta=when)
+    except Exception:  # the broker is down: the sweep will fill it when it is back
+        log.exception("could not schedule the bot fill of table %s", table_id)
+
+
 #: The Celery queue of slow bots' turns (workers consume it with the default queue).
 BOTS_QUEUE = "bots"

@@ -114,5 +114,8 @@ def lobby_rows() -> list[dict]:
         rules = game.rules_for(table)
         rows.append({"table": table, "preset_name": table.get_preset_display(),
                      "target": rules.target, "free": table.free,
-                     "taken": table.players - table.free, "host": display_name(table.host)})
+                     "taken": table.players - table.free, "host": display_name(table.host),
+                     # Quick tables fill with bots at ``fill_at``; once started (bot_filled
+                     # or not) they leave the lobby like any table.
+                     "quick": table.quick})
     return rows

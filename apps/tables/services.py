@@ -13,6 +13,7 @@ transaction as the move): nothing here replays a round.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -352,7 +353,11 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
             invited.answered_at = timezone.now()
             invited.save(update_fields=["answered_at"])
         action = "reserved" if reserved else "joined"
-        return _bump(table, [{"kind": "seat", "seat": seat.index, "action": action}])
+        events = [{"kind": "seat", "seat": seat.index, "action": action}]
+        if table.quick and table.state == Table.State.WAITING \
+                and not any(s.empty for s in _seats(table)):
+            return _start_now(table, events)
+        return _bump(table, events)
 
 
 def _round_in_progress(table: Table) -> bool:
@@ -364,20 +369,57 @@ def _round_in_progress(table: Table) -> bool:
 
 
 def leave_table(*, user, table_id: int) -> Outcome:
-    """Before the match, the seat frees at once; during a round a bot plays the hand out."""
+    """Before the match, the seat frees at once; during a round a bot plays the hand out.
+
+    At a quick table the host is only whoever came first, so they may leave too: the host
+    passes to the next person seated, and a waiting quick table nobody sits at any more closes.
+    """
     with transaction.atomic():
         table = _locked(table_id)
         seat = _seat_of(table, user)
-        if table.host_id == user.pk:
+        if table.host_id == user.pk and not table.quick:
             raise ServiceError(_("The host keeps their seat."), code="host_stays")
-        if _round_in_progress(table):
-            seat.leaving = seat.standin = True
-            seat.save(update_fields=["leaving", "standin"])
-            return _bump(table, [{"kind": "seat", "seat": seat.index, "action": "leaving"}])
+        return _bump(table, _vacate(table, seat))
+
+
+def _vacate(table: Table, seat: Seat) -> list[dict]:
+    """Free a person's seat (at the round's end when one is being played); the events."""
+    user_id = seat.user_id
+    if _round_in_progress(table):
+        seat.leaving = seat.standin = True
+        seat.save(update_fields=["leaving", "standin"])
+        events = [{"kind": "seat", "seat": seat.index, "action": "leaving"}]
+    else:
         seat.user, seat.joined_at, seat.away_since = None, None, None
         seat.standin = seat.leaving = False
         seat.save(update_fields=["user", "joined_at", "away_since", "standin", "leaving"])
-        return _bump(table, [{"kind": "seat", "seat": seat.index, "action": "left"}])
+        events = [{"kind": "seat", "seat": seat.index, "action": "left"}]
+    if table.quick and table.host_id == user_id:
+        events += _pass_quick_host(table)
+    return events
+
+
+def _pass_quick_host(table: Table) -> list[dict]:
+    """The host left a quick table: the next person seated hosts it. With nobody left it
+    closes at once (with the reason of a table nobody holds), unless a round is being played:
+    the bots play it out and the table closes with the others nobody holds."""
+    heir = next((s for s in _seats(table) if s.user_id is not None and s.user_id != table.host_id
+                 and not s.leaving), None)
+    if heir is not None:
+        table.host = heir.user
+        table.save(update_fields=["host"])
+        return [{"kind": "host", "seat": heir.index}]
+    if _round_in_progress(table):
+        return []
+    return _close_emptied(table)
+
+
+def _close_emptied(table: Table) -> list[dict]:
+    table.state, table.closed_at, table.closed_reason = (Table.State.CLOSED, timezone.now(),
+                                                         "empty")
+    table.fill_at = None
+    table.save(update_fields=["state", "closed_at", "closed_reason", "fill_at"])
+    return [{"kind": "closed", "reason": "empty"}]
 
 
 def add_bot(*, user, table_id: int, level: str | None = None) -> Outcome:
@@ -471,6 +513,24 @@ def _ring_user(user_id: int, table: Table) -> None:
 
 # -- the match --------------------------------------------------------------------------------
 
+def start_with_bots(*, user, table_id: int) -> Outcome:
+    """Seed 002: at a table that allows bots, the host may start as soon as a second person is
+    seated; every free seat gets a bot at the table's level and the match starts."""
+    with transaction.atomic():
+        table = _locked(table_id)
+        _require_host(table, user)
+        _require_open(table)
+        if table.state != Table.State.WAITING:
+            raise ServiceError(_("The match has already started."), code="started")
+        if not table.allow_bots:
+            raise ServiceError(_("This table does not allow bots."), code="no_bots")
+        if sum(s.user_id is not None for s in _seats(table)) < 2:
+            raise ServiceError(_("Bots can fill the seats once a second person sits down."),
+                               code="too_few_people")
+        now = timezone.now()
+        return _start_now(table, _fill_with_bots(table, now, by="host"), now=now)
+
+
 def start_match(*, user, table_id: int) -> Outcome:
     """The host starts when every seat is taken; options freeze; the first round is dealt."""
     with transaction.atomic():
@@ -485,6 +545,181 @@ def start_match(*, user, table_id: int) -> Outcome:
         table.save(update_fields=["state"])
         events, match, engine = _begin_match(table, number=1)
         return _bump(table, events, engine, match=match, moved=True, new_turn=True)
+
+
+# -- quick play ("Online", seed 003) --------------------------------------------------------------
+
+#: Quick tables seat strangers: a turn time keeps one of them from holding the others up.
+QUICK_PLAY_TURN_SECONDS = 45
+#: Advisory lock namespaces (PostgreSQL's two-key form): one person, one game's waiting room.
+_QUICK_LOCK_PERSON = 0x51504C50
+_QUICK_LOCK_GAME = 0x51504C47
+
+
+def quick_play(*, user, preset: str, players: int | None = None) -> Table:
+    """"Play now": a seat at a public quick table of this game (and number of players) that is
+    waiting for people, or a new one, which this person then hosts.
+
+    A new quick table waits ``QUICK_PLAY_FILL_SECONDS`` (``fill_at``); if people fill it
+    sooner it starts at once, else bots take the free seats then (:func:`fill_quick_table`).
+    Nobody sits at two tables in play: a person already at a quick table that is waiting or
+    playing gets that table back; one seated at another table in play (not practice) is
+    refused, with that table named; a quick table whose match is over is left for the new one.
+    Guests are refused: playing with people needs an account.
+    """
+    _require_signed_in(user)
+    _require_not_banned(user)
+    if getattr(getattr(user, "profile", None), "guest", False):
+        raise ServiceError(_("Playing online needs an account: sign up, it is free."),
+                           code="guest")
+    try:
+        rules = make_rules({"preset": preset, "turn_seconds": QUICK_PLAY_TURN_SECONDS},
+                           4 if players is None else players)
+    except RuleError as err:
+        raise ServiceError(rule_message(err), code="bad_options") from err
+    with transaction.atomic():
+        _quick_play_lock(user.pk, preset, rules.players)
+        current = _quick_table_of(user)
+        if current is not None:
+            return current
+        _require_not_seated_elsewhere(user)
+        for table_id in _waiting_quick_tables(preset, rules.players):
+            table = _locked(table_id)
+            if table.state == Table.State.WAITING and table.public and not table.hidden \
+                    and any(s.empty for s in _seats(table)):
+                join_table(user=user, table_id=table.pk)
+                return Table.objects.get(pk=table.pk)
+        table = create_table(host=user, preset=preset, players=rules.players, public=True,
+                             allow_bots=True,
+                             options={"turn_seconds": QUICK_PLAY_TURN_SECONDS})
+        table.quick, table.fill_at = True, timezone.now() + _quick_fill_wait()
+        table.save(update_fields=["quick", "fill_at"])
+        table_id, fill_at = table.pk, table.fill_at
+        transaction.on_commit(lambda: _schedule_fill(table_id, fill_at))
+        return table
+
+
+def fill_quick_table(*, table_id: int, now: datetime | None = None) -> Outcome:
+    """A quick table's wait is over: bots at the table's level take the free seats
+    (``bot_filled``) and the match starts by itself. Its timer and the sweep both call this;
+    under the row lock a late or repeated call finds the table started (or closed) and
+    changes nothing."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        if not table.quick or table.state != Table.State.WAITING or table.fill_at is None \
+                or table.fill_at - DUE_TOLERANCE > now:
+            raise NotDue()
+        if not any(s.user_id is not None for s in _seats(table)):
+            return _bump(table, _close_emptied(table), now=now)  # never a table of bots alone
+        if table.empty_since is not None:
+            # Nobody holds the page: the match starts paused, as a table nobody holds pauses,
+            # and goes on when somebody comes back (or closes with the rest after 2 minutes).
+            table.paused, table.paused_by, table.paused_at = True, None, now
+            table.save(update_fields=["paused", "paused_by", "paused_at"])
+        return _start_now(table, _fill_with_bots(table, now, by="wait"), now=now)
+
+
+def _fill_with_bots(table: Table, now: datetime, *, by: str) -> list[dict]:
+    events = []
+    for seat in _seats(table):
+        if seat.empty:
+            seat.is_bot, seat.bot_level, seat.joined_at = True, table.bot_level, now
+            seat.save(update_fields=["is_bot", "bot_level", "joined_at"])
+            events.append({"kind": "seat", "seat": seat.index, "action": "bot_added"})
+    if events:
+        events.append({"kind": "bot_filled", "by": by, "bots": len(events)})
+    return events
+
+
+def _start_now(table: Table, events: list[dict], *, now: datetime | None = None) -> Outcome:
+    """Start the first match of a waiting table whose every seat is taken; the table counts
+    as bot-filled when bots sit at it (the league counts such tables at half)."""
+    table.state, table.fill_at = Table.State.PLAYING, None
+    table.bot_filled = any(s.is_bot for s in _seats(table))
+    table.save(update_fields=["state", "fill_at", "bot_filled"])
+    more, match, engine = _begin_match(table, number=1)
+    return _bump(table, events + more, engine, match=match, moved=True, new_turn=True, now=now)
+
+
+def _quick_fill_wait() -> timedelta:
+    from django.conf import settings
+
+    return timedelta(seconds=settings.QUICK_PLAY_FILL_SECONDS)
+
+
+def _schedule_fill(table_id: int, when: datetime) -> None:
+    from .scheduling import schedule_fill
+
+    schedule_fill(table_id, when)
+
+
+def _quick_play_lock(user_id: int, preset: str, players: int) -> None:
+    """Serialise "play now" per person and per game until the transaction ends, so that two
+    people pressing it at once find the same table and one person's double click one seat.
+    PostgreSQL: transaction-level advisory locks (person first, then game: always that order).
+    SQLite takes one writer at a time already."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    game_key = zlib.crc32(f"{preset}:{players}".encode()) - 2**31
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)",
+                       [_QUICK_LOCK_PERSON, user_id % 2**31])
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_QUICK_LOCK_GAME, game_key])
+
+
+def _seats_held(user):
+    """The person's seats (or reserved seats) at open tables, not the ones they are leaving."""
+    from django.db.models import Q
+
+    return (Seat.objects.filter(Q(user=user) | Q(reserved_for=user), leaving=False)
+            .exclude(table__state=Table.State.CLOSED).select_related("table"))
+
+
+def _in_play(table: Table) -> bool:
+    """Waiting for players, or a match not over yet."""
+    return table.state == Table.State.WAITING or Match.objects.filter(
+        table=table, finished_at__isnull=True).exists()
+
+
+def _quick_table_of(user) -> Table | None:
+    """The quick table in play the person sits at; they leave those whose match is over."""
+    found = None
+    for seat in _seats_held(user).filter(table__quick=True):
+        if _in_play(seat.table):
+            found = found or seat.table
+            continue
+        with transaction.atomic():
+            table = _locked(seat.table_id)
+            seat = next((s for s in _seats(table) if s.pk == seat.pk), None)
+            if seat is not None and seat.user_id == user.pk and not _in_play(table):
+                _bump(table, _vacate(table, seat))
+    return found
+
+
+def _require_not_seated_elsewhere(user) -> None:
+    for seat in _seats_held(user).filter(table__quick=False, table__practice=False):
+        if _in_play(seat.table):
+            raise ServiceError(
+                _("You are seated at table %(table)s: leave it, or finish its match, before "
+                  "you play now.") % {"table": seat.table}, code="seated_elsewhere")
+
+
+def _waiting_quick_tables(preset: str, players: int) -> list[int]:
+    """Quick tables of this game waiting for people, oldest first (nearest to starting).
+    A table nobody holds open (its people left the page) is passed over, as the lobby does."""
+    from django.db.models import Count, Q
+
+    return list(
+        Table.objects.filter(quick=True, public=True, allow_bots=True, hidden=False,
+                             state=Table.State.WAITING, preset=preset, players=players,
+                             empty_since__isnull=True)
+        .annotate(free=Count("seats", filter=Q(seats__user__isnull=True, seats__is_bot=False)),
+                  people=Count("seats", filter=Q(seats__user__isnull=False)))
+        .filter(free__gt=0, people__gt=0).order_by("fill_at", "pk")
+        .values_list("pk", flat=True)[:10])
 
 
 def _begin_match(table: Table, number: int) -> tuple[list[dict], Match, EngineMatch]:
@@ -1089,6 +1324,15 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
         try:
             stand_in(table_id=table_id, seat_index=index, now=now)
             done["standins"] += 1
+        except ServiceError:
+            pass
+    done["filled"] = 0
+    waited = Table.objects.filter(quick=True, state=Table.State.WAITING,
+                                  fill_at__lte=now).values_list("pk", flat=True)
+    for table_id in list(waited[:500]):
+        try:
+            fill_quick_table(table_id=table_id, now=now)
+            done["filled"] += 1
         except ServiceError:
             pass
     empty = Table.objects.filter(empty_since__lte=now - _empty_limit()).exclude(

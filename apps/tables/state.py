@@ -241,6 +241,10 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
             "public": table.public, "state": table.state, "paused": table.paused,
             "paused_by": display_name(table.paused_by) if table.paused_by_id else None,
             "host": display_name(table.host), "allow_bots": table.allow_bots,
+            # Quick play: when bots take the free seats (ms since the epoch, None once the
+            # table started), and whether bots took seats at the start (the league's half).
+            "quick": table.quick, "fill_at": _ms(table.fill_at),
+            "bot_filled": table.bot_filled,
         },
         "seats": seat_list,
         "clock": clock_of(table, rules.turn_seconds),

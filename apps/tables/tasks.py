@@ -22,6 +22,16 @@ def turn_due(table_id: int, round_number: int | None, ply: int | None,
 
 
 @shared_task(ignore_result=True)
+def fill_due(table_id: int) -> None:
+    from .services import ServiceError, fill_quick_table
+
+    try:
+        fill_quick_table(table_id=table_id)
+    except ServiceError as err:  # started, closed or not due: a late or repeated task is harmless
+        log.debug("bot fill of table %s: %s", table_id, err.code)
+
+
+@shared_task(ignore_result=True)
 def sweep() -> dict:
     from .services import sweep as sweep_tables
 

@@ -20,7 +20,14 @@ from apps.accounts.models import GAME_SPEEDS, TILE_SIZES
 from apps.realtime.consumers import KNOWN_TABLES_KEY, MAX_FRAME
 
 from . import selectors, services
-from .forms import PRESET_HELP, CodeForm, CreateTableForm, InviteForm, TableNameForm
+from .forms import (
+    PRESET_HELP,
+    CodeForm,
+    CreateTableForm,
+    InviteForm,
+    QuickPlayForm,
+    TableNameForm,
+)
 from .models import Table
 from .services import ServiceError
 
@@ -124,6 +131,26 @@ def create(request):
                   {"form": form, "preset_help": [(k, str(v)) for k, v in PRESET_HELP.items()]})
 
 
+@require_POST
+def quick_play(request):
+    """"Play now": seated at a waiting quick table of the game, or at a new one."""
+    if not request.user.is_authenticated:
+        messages.info(request, _("Sign in or sign up to play online."))
+        return redirect(f"{reverse('accounts:login')}?next={reverse('home')}")
+    form = QuickPlayForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose a game, and for draw, block, all fives or tranca "
+                                  "2, 3 or 4 players."))
+        return redirect("home")
+    try:
+        table = services.quick_play(user=request.user, **form.service_kwargs())
+    except ServiceError as err:
+        messages.error(request, err.message)
+        return redirect("home")
+    _remember(request, table)
+    return redirect("tables:table", code=table.code)
+
+
 def _table_or_404(code: str) -> Table:
     return get_object_or_404(Table.objects.select_related("host"), code=code.upper())
 
@@ -140,8 +167,9 @@ def table_page(request, code: str):
         "state": state,
         "can_join": (request.user.is_authenticated and not seated and free
                      and table.state == Table.State.WAITING),
+        # A quick table's host is only whoever came first: they may leave like anyone.
         "can_leave": (seated and table.state == Table.State.WAITING
-                      and table.host_id != request.user.pk),
+                      and (table.host_id != request.user.pk or table.quick)),
         "is_host": state["you"]["host"],
         "invite_form": InviteForm() if state["you"]["host"] else None,
         "name_form": (TableNameForm(initial={"name": table.name})
@@ -239,6 +267,10 @@ def _js_strings() -> dict:
         "pips": _("%(n)s pips"),
         "match_over": _("The match is over."),
         "start": _("Start the match"),
+        "start_with_bots": _("Start with bots"),
+        "start_with_bots_help": _("Bots at the table's level take every free seat."),
+        "waiting_fill": _("Waiting for players… bots fill the free seats in %(n)s s"),
+        "filling": _("Bots are taking the free seats…"),
         "pause": _("Pause"),
         "resume": _("Resume"),
         "next_round": _("Deal the next round"),

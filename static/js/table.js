@@ -365,7 +365,7 @@ function renderScores() {
 function renderTurn(view, me) {
   const text = $("turn-text");
   let words = "";
-  if (!view) words = state.table.state === "waiting" ? T.waiting : "";
+  if (!view) words = state.table.state === "waiting" ? waitingWords() : "";
   else if (state.result) words = "";
   else if (view.turn === me) words = T.your_turn;
   else words = fmt(T.turn_of, { name: seatName(view.turn) });
@@ -398,6 +398,14 @@ function renderMoves(view) {
   else list.replaceChildren(el("li", { class: "muted" }, T.no_moves));
 }
 
+// A quick table counts down to the moment bots take the free seats (the server's fill_at).
+function waitingWords() {
+  const at = state.table.fill_at;
+  if (!at) return T.waiting;
+  const left = at - (Date.now() + skew);
+  return left > 0 ? fmt(T.waiting_fill, { n: Math.ceil(left / 1000) }) : T.filling;
+}
+
 function timeLeft() {
   const clock = state && state.clock;
   if (!clock || !state.view || state.result) return null;
@@ -408,6 +416,7 @@ function timeLeft() {
 
 function tick() {
   if (!state) return;
+  if (!state.view && state.table.state === "waiting" && state.table.fill_at) $("turn-text").textContent = waitingWords();
   const left = timeLeft();
   const clock = state.clock || {};
   const total = Math.max((clock.turn_seconds || 0) * 1000,
@@ -707,6 +716,13 @@ function renderHost(view) {
   const t = state.table;
   if (t.state === "waiting") {
     buttons.push(host("start", T.start));
+    // Seed 002: with bots allowed, a second person is enough; bots take the other seats.
+    const people = state.seats.filter((s) => !s.empty && !s.bot).length;
+    if (t.allow_bots && people >= 2 && state.seats.some((s) => s.empty)) {
+      const button = host("start_with_bots", T.start_with_bots);
+      button.title = T.start_with_bots_help;
+      buttons.push(button);
+    }
     if (t.allow_bots) {
       buttons.push(host("add_bot", T.add_bot, {}, "secondary"));
       for (const seat of state.seats) {
@@ -731,6 +747,7 @@ function render() {
   closed.hidden = state.table.state !== "closed";
   closed.textContent = state.table.closed_reason || T.closed;
   $("table-name").textContent = state.table.name || "";
+  $("bot-filled").hidden = !state.table.bot_filled;
   if (!closed.hidden) finished = true; // a closed table stays closed: no reconnecting to it
   const paused = $("paused");
   paused.hidden = !state.table.paused || !closed.hidden;
