@@ -92,7 +92,7 @@ function renderHands() {
   const u = window.innerWidth < 420 ? 16 : 22;
   const moves = movesOf(r);
   const turn = ply < moves.length ? moves[ply].seat : null;
-  $("replay-hands").replaceChildren(...pos.hands.map((hand, i) => el("li", { "data-seat": i, class: i === turn ? "turn" : "" },
+  $("replay-hands").replaceChildren(...pos.hands.map((hand, i) => el("li", { "data-seat": i, "data-pips": pips(hand), class: i === turn ? "turn" : "" },
     el("span", { class: "name" }, seatName(i)),
     el("span", { class: "tiles", role: "img", "aria-label": hand.map(tileWords).join(", ") || T.no_tiles,
       html: hand.map((t) => tileSvg(t, u, false)).join("") }),

@@ -138,7 +138,8 @@ def test_history_lists_finished_matches_newest_first_with_the_outcome(client, pe
     assert selectors.match_history(user=people["outsider"]).object_list == []
     client.force_login(people["host"])
     html = client.get("/accounts/profile/").content.decode()
-    assert "practice" in html and f"/t/{first.code}/matches/1/replay/" in html
+    assert html.count('class="tag"') == 1  # the practice match, marked
+    assert f"/t/{first.code}/matches/1/replay/" in html
 
 
 def test_history_is_paginated(people, monkeypatch):

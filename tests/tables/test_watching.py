@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from apps.moderation import services as moderation
 from apps.realtime import snapshots
@@ -104,7 +104,7 @@ def test_a_player_who_leaves_the_seat_and_stays_is_a_watcher(people):
 def test_watchers_cannot_chat_players_can(full_table, people):
     table = started(full_table, people)
     services.connect(user=people["outsider"], table_id=table.pk, channel_name="w-1")
-    with pytest.raises(ServiceError) as err:
+    with pytest.raises(ServiceError) as err, translation.override("en"):
         moderation.post_chat(user=people["outsider"], table_id=table.pk, text="hello")
     assert err.value.code == "not_seated" and "watching" in err.value.message
     assert selectors.table_state(table_id=table.pk,
