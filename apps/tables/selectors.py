@@ -75,11 +75,15 @@ def may_watch(*, table_id: int, user, known_ids=()) -> bool:
 
 
 def watcher_count(table_id: int) -> int:
-    """People holding a socket at the table without a seat in it (staff observers hold none)."""
+    """People holding a socket at the table without a seat in it, nor one reserved for them
+    (staff observers hold none)."""
     from .models import Connection, Seat
 
-    seated = Seat.objects.filter(table_id=table_id, user__isnull=False).values("user_id")
-    return (Connection.objects.filter(table_id=table_id).exclude(user_id__in=seated)
+    seats = Seat.objects.filter(table_id=table_id)
+    return (Connection.objects.filter(table_id=table_id)
+            .exclude(user_id__in=seats.filter(user__isnull=False).values("user_id"))
+            .exclude(user_id__in=seats.filter(reserved_for__isnull=False)
+                     .values("reserved_for_id"))
             .values("user_id").distinct().count())
 
 
