@@ -428,6 +428,7 @@ def _replay_strings() -> dict:
             "step": _("Move %(n)s of %(total)s"),
             "by_player": _("played by %(name)s"),
             "by_table": _("played by the table for %(name)s (time ran out)"),
+            "by_table_pass": _("the table passed for %(name)s"),
             "by_bot": _("played by a bot"),
             "by_standin": _("played by a bot for %(name)s"),
             "round_of": _("Round %(n)s of %(total)s"),

@@ -46,7 +46,8 @@ function sideNames(k = r) {
 // or one standing in for the person).
 function byWords(move, k = r) {
   const name = seatName(move.seat, k);
-  if (move.by === "table") return fmt(T.by_table, { name });
+  // A pass the table writes is either the preset's own (nothing fitted) or time running out.
+  if (move.by === "table") return fmt(move.pass ? T.by_table_pass : T.by_table, { name });
   if (move.by === "bot") return R.bots[k][move.seat] ? T.by_bot : fmt(T.by_standin, { name });
   return fmt(T.by_player, { name });
 }
