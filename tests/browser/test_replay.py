@@ -195,8 +195,10 @@ def test_the_replay_steps_to_the_harness_scores_and_watchers_watch(run_site, mon
                             ".includes('1 person watching')")
             axe_check(eva, "table (watcher)")
             shoot(eva, "table-en-watcher")
+            axe_check(ana, "table (host, with the watching switch)")
+            shoot(ana, "table-en-host-watching")
             ana.click(".watching-form button[type=submit]")
-            ana.wait_for_selector(".watching-form input[value='1']")
+            ana.wait_for_selector(".watching-form input[value='1']", state="attached")
             wait_until(eva, "document.getElementById('status').textContent"
                             ".includes('turned watching off')")
             assert ana.evaluate("window.__csp") == [] and eva.evaluate("window.__csp") == []
