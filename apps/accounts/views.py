@@ -100,8 +100,11 @@ def _profile_page(request, current, *, form=None, options_form=None):
     if options_form is None:
         options_form = TableOptionsForm(
             initial=TableOptionsForm.initial_from(services.table_options(current)))
+    from apps.tables.selectors import match_history
+
     return render(request, "accounts/profile.html",
-                  {"form": form, "options_form": options_form, "profile": current})
+                  {"form": form, "options_form": options_form, "profile": current,
+                   "history": match_history(user=request.user, page=request.GET.get("page"))})
 
 
 @login_required

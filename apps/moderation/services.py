@@ -186,7 +186,11 @@ def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
         table = tables._locked(table_id)
         tables._require_open(table)
         seat = table.seats.filter(user=user).first()
-        if seat is None or seat.leaving:
+        if seat is None:
+            # Watchers see the table, they do not talk to it (staff observe silently too).
+            raise ServiceError(_("You are watching: only the players at this table can chat."),
+                               code="not_seated")
+        if seat.leaving:
             raise ServiceError(_("Only the players at this table can chat."), code="not_seated")
         recent = ChatMessage.objects.filter(user=user, table=table,
                                             created_at__gt=now - CHAT_WINDOW).count()

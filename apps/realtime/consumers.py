@@ -58,6 +58,18 @@ def parse_frame(text_data: str | None) -> dict:
     return msg
 
 
+#: Said (as the close reason) to a watcher whose socket closes because watching was turned off.
+WATCHING_OFF_MESSAGE = _("The host has turned watching off.")
+
+
+def watching_closed(state: dict) -> bool:
+    """Whether this composed state is for a watcher the host no longer lets watch: once the
+    match is on, people without a seat get no state when watching is off."""
+    table = state["table"]
+    return (state["you"].get("watching", False) and not table.get("watchers_allowed", True)
+            and table["state"] != "waiting")
+
+
 def _ref(msg: dict):
     ref = msg.get("id")
     if isinstance(ref, bool) or not isinstance(ref, (str, int)):
@@ -161,6 +173,8 @@ class TableSocket(SafeConsumer):
         from apps.tables.state import Viewer, compose, events_since
 
         async with self.lock:
+            if getattr(self, "closing", False):
+                return
             if snap is None or snap["version"] < at_least:
                 snap = await hub().snapshot(self.table_id, self.code, at_least)
             if snap is None:
@@ -169,11 +183,25 @@ class TableSocket(SafeConsumer):
             if version <= self.sent_version and not force:
                 return
             viewer = Viewer(self.user.pk, self.language, self.observer)
+            state = compose(snap, viewer)
+            if watching_closed(state):
+                await self.close_watcher()
+                return
             base = self.sent_version if since is None else min(since, self.sent_version)
-            await self.send_json({"type": "state", "version": version,
-                                  "state": compose(snap, viewer),
+            await self.send_json({"type": "state", "version": version, "state": state,
                                   "events": events_since(snap, base)})
             self.sent_version = max(self.sent_version, version)
+
+    async def close_watcher(self) -> None:
+        """The host turned watching off: this watcher's socket closes, saying why."""
+        from apps.tables.services import WATCHING_OFF_CLOSE_CODE
+
+        self.closing = True  # nothing more goes out on this socket
+        with translation.override(self.language):
+            reason = str(WATCHING_OFF_MESSAGE)
+        # A close reason is at most 123 bytes.
+        await self.close(code=WATCHING_OFF_CLOSE_CODE,
+                         reason=reason.encode()[:123].decode(errors="ignore"))
 
     async def refused(self, err: Refusal) -> None:
         if err.code == "stale":
@@ -231,7 +259,12 @@ class TableConsumer(TableSocket):
         self.claimed = True
         opened = await self._open()
         if opened.close_code is not None:
-            await self.close(code=opened.close_code)
+            from apps.tables.services import WATCHING_OFF_CLOSE_CODE
+
+            if opened.close_code == WATCHING_OFF_CLOSE_CODE:
+                await self.close_watcher()
+            else:
+                await self.close(code=opened.close_code)
             return
         await self.start_table(opened.code, opened.version)
 

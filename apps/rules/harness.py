@@ -236,6 +236,35 @@ def view(record: dict, seat: int) -> dict:
         return _refusal(err)
 
 
+def steps(record: dict) -> list[list[dict]]:
+    """Every position of a record, for a replay viewer: per round, one entry as dealt and one
+    after each move, each with every seat's hand (draws included, as the engine holds them),
+    the open ends, the boneyard's size and the running scores. Raises the
+    :class:`RuleError` that refuses the record, as :func:`load` does."""
+    match = load({**record, "rounds": []})
+    out = []
+    for k, raw in enumerate(record.get("rounds", [])):
+        if k and match.rounds[-1].result is None:
+            raise _bad(f"round {k - 1} has not ended but round {k} follows it", k - 1)
+        hands, boneyard, opener, moves = _parse_deal(match, raw, k)
+        try:
+            rnd = match.start_round(hands, boneyard, opener)
+        except RuleError as err:
+            raise _bad(f"round {k}: {err.message}", k) from err
+        frames = [_position(match, rnd)]
+        for i, move in enumerate(moves):
+            _apply_move(match, move, k, i)
+            frames.append(_position(match, rnd))
+        out.append(frames)
+    return out
+
+
+def _position(match: Match, rnd) -> dict:
+    return {"hands": [[NAMES[t] for t in hand] for hand in rnd.hands],
+            "ends": rnd.open_ends(), "boneyard_count": rnd.boneyard_count,
+            "scores": match.scores(), "games": list(match.games)}
+
+
 def exit_code(out: dict) -> int:
     if out.get("ok", True):
         return 0

@@ -94,6 +94,10 @@ class CreateTableForm(forms.Form):
                                 initial=True,
                                 help_text=_("Unticked: only people with the code or an "
                                             "invitation can join."))
+    watchers_allowed = forms.BooleanField(
+        label=_("People may watch"), required=False, initial=True,
+        help_text=_("Watchers see the table as a person without a seat does: no hand until "
+                    "the round ends. They cannot chat."))
     allow_bots = forms.BooleanField(label=_("Bots may fill seats"), required=False)
     bot_level = forms.ChoiceField(label=_("Bot level"), choices=BOT_LEVELS, initial="medium")
     bot_think_ms = forms.IntegerField(label=_("Bot think time (milliseconds)"), min_value=0,
@@ -112,7 +116,8 @@ class CreateTableForm(forms.Form):
             players = 4
         return {"name": data["name"], "preset": data["preset"], "players": players,
                 "options": options, "public": data["public"], "allow_bots": data["allow_bots"],
-                "bot_level": data["bot_level"], "bot_think_ms": data["bot_think_ms"]}
+                "bot_level": data["bot_level"], "bot_think_ms": data["bot_think_ms"],
+                "watchers_allowed": data["watchers_allowed"]}
 
 
 class QuickPlayForm(forms.Form):

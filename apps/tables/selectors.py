@@ -74,6 +74,32 @@ def may_watch(*, table_id: int, user, known_ids=()) -> bool:
             or Invitation.objects.filter(table=table, invitee=user).exists())
 
 
+def watcher_count(table_id: int) -> int:
+    """People holding a socket at the table without a seat in it, nor one reserved for them
+    (staff observers hold none)."""
+    from .models import Connection, Seat
+
+    seats = Seat.objects.filter(table_id=table_id)
+    return (Connection.objects.filter(table_id=table_id)
+            .exclude(user_id__in=seats.filter(user__isnull=False).values("user_id"))
+            .exclude(user_id__in=seats.filter(reserved_for__isnull=False)
+                     .values("reserved_for_id"))
+            .values("user_id").distinct().count())
+
+
+def watching_refused(*, table_id: int, user) -> bool:
+    """Whether the host's "no watching" keeps ``user`` from the table's live state: once the
+    match is on, for everyone but its players (a seat, or one reserved for them). Before the
+    start the waiting table stays open, so people can come and take a seat."""
+    table = Table.objects.filter(pk=table_id).only("watchers_allowed", "state").first()
+    if table is None or table.watchers_allowed or table.state == Table.State.WAITING:
+        return False
+    if user is None or not user.is_authenticated:
+        return True
+    return not (table.seats.filter(user=user).exists()
+                or table.seats.filter(reserved_for=user).exists())
+
+
 def may_download(table: Table, user) -> bool:
     """The host and the people seated at the table may download its record."""
     if user is None or not user.is_authenticated:
@@ -119,3 +145,136 @@ def lobby_rows() -> list[dict]:
                      # or not) they leave the lobby like any table.
                      "quick": table.quick})
     return rows
+
+
+# -- history and replay -----------------------------------------------------------------------
+
+#: Finished matches per page of a person's history.
+HISTORY_PER_PAGE = 20
+
+
+def _played_by(user_id: int) -> Q:
+    """Rounds whose seats held ``user_id`` (``Round.seat_users``, by array index: a lookup
+    SQLite and PostgreSQL both know; at most four seats)."""
+    q = Q()
+    for index in range(4):
+        q |= Q(**{f"seat_users__{index}": user_id})
+    return q
+
+
+def played_match(match, user) -> bool:
+    """Whether ``user`` sat at ``match`` in any of its rounds that count."""
+    if user is None or not user.is_authenticated:
+        return False
+    return any(user.pk in (rnd or []) for rnd in match.rounds.filter(voided=False)
+               .values_list("seat_users", flat=True))
+
+
+def replayable_match(table: Table, number: int, user):
+    """Match ``number`` of ``table`` when it is finished and ``user`` may replay it: anyone
+    for a public table's match, else the people who played it; None otherwise."""
+    from .models import Match
+
+    match = Match.objects.filter(table=table, number=number,
+                                 finished_at__isnull=False).first()
+    if match is None:
+        return None
+    if (table.public and not table.practice) or played_match(match, user):
+        return match
+    return None
+
+
+def last_finished_match(table: Table, user) -> int | None:
+    """The number of the table's latest finished match, when ``user`` may replay it."""
+    from .models import Match
+
+    number = (Match.objects.filter(table=table, finished_at__isnull=False)
+              .order_by("-number").values_list("number", flat=True).first())
+    if number is None or replayable_match(table, number, user) is None:
+        return None
+    return number
+
+
+def _names(user_ids) -> dict[int, str]:
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects.filter(pk__in={u for u in user_ids if u}) \
+        .select_related("profile")
+    return {u.pk: display_name(u) for u in users}
+
+
+def replay_of(table: Table, match) -> dict:
+    """What the replay page shows of a finished match: its record (the download's), every
+    position the engine went through (``harness.steps``: all hands, ends, running scores),
+    and who sat where in each round, by name."""
+    from django.utils.translation import gettext as _
+
+    from apps.rules import harness
+
+    record = finished_record(table, match.number)
+    rounds = list(match.rounds.filter(voided=False, finished_at__isnull=False)
+                  .order_by("number").values_list("seat_users", flat=True))
+    names = _names(u for seats in rounds for u in seats)
+    rules = game.match_rules(match)
+    seats = [[names.get(u, "") if u else _("Bot") for u in users] for users in rounds]
+    bots = [[u is None for u in users] for users in rounds]
+    results = [rnd["result"] for rnd in harness.replay(record).get("rounds", [])]
+    return {"record": record, "steps": harness.steps(record), "results": results,
+            "seats": seats, "bots": bots,
+            "preset": rules.preset, "partners": rules.partners, "sides": rules.sides,
+            "match": match.number, "winner": match.winner}
+
+
+def match_history(*, user, page=None, per_page: int = HISTORY_PER_PAGE):
+    """The finished matches ``user`` played, newest first, one page of rows: when, the game,
+    partners and opponents by name, the final score, and won or lost (pairs: by side; each
+    alone: their rank). Practice tables' matches are listed too, marked as such."""
+    from django.core.paginator import Paginator
+    from django.db.models import Exists, OuterRef
+
+    from .models import PRESET_CHOICES, Match, Round
+
+    played = Round.objects.filter(_played_by(user.pk), match=OuterRef("pk"), voided=False)
+    matches = (Match.objects.filter(Exists(played), finished_at__isnull=False)
+               .select_related("table").order_by("-finished_at", "-pk"))
+    current = Paginator(matches, per_page).get_page(page)
+    rounds: dict[int, list] = {}
+    for match_id, seats in (Round.objects.filter(match__in=list(current.object_list),
+                                                 voided=False)
+                            .order_by("number").values_list("match_id", "seat_users")):
+        rounds.setdefault(match_id, []).append(seats)
+    names = _names(u for seats_list in rounds.values() for seats in seats_list for u in seats)
+    labels = dict(PRESET_CHOICES)
+    rows = []
+    for match in current.object_list:
+        rows.append(_history_row(match, rounds.get(match.pk, []), user.pk, names, labels))
+    current.object_list = rows
+    return current
+
+
+def _history_row(match, rounds: list, user_id: int, names: dict, labels: dict) -> dict:
+    from django.utils.translation import gettext as _
+
+    rules = game.match_rules(match)
+    # The seats of the last round they played: partners and opponents as the match ended.
+    seats = next((s for s in reversed(rounds) if user_id in s), rounds[-1] if rounds else [])
+    mine = seats.index(user_id) if user_id in seats else 0
+    side = rules.side_of(mine)
+
+    def name(u):
+        return names.get(u, "") if u else _("Bot")
+
+    partners = [name(u) for i, u in enumerate(seats)
+                if i != mine and rules.partners and rules.side_of(i) == side]
+    opponents = [name(u) for i, u in enumerate(seats) if rules.side_of(i) != side]
+    scores = list(match.scores or [])
+    rank = 1 + sum(1 for s in scores if s > scores[side]) if scores else None
+    return {"match": match, "table": match.table, "finished_at": match.finished_at,
+            "preset": str(labels.get(rules.preset, rules.preset)),
+            "partners": partners, "opponents": opponents, "pairs": rules.partners,
+            "mine": scores[side] if scores else None,
+            "theirs": [s for i, s in enumerate(scores) if i != side],
+            "games": list(match.games or []) if rules.best_of else None,
+            "won": match.winner == side, "rank": rank, "of": len(scores),
+            "practice": match.table.practice,
+            "replayable": True}

@@ -44,6 +44,9 @@ from .models import (
 
 User = get_user_model()
 
+#: Close code of a watcher's socket when the host turns watching off (docs/protocol.md).
+WATCHING_OFF_CLOSE_CODE = 4410
+
 #: Presets where drawing and passing happen by themselves: there is never a choice.
 AUTO_PASS_PRESETS = frozenset({"draw", "block", "all-fives"})
 
@@ -269,7 +272,8 @@ def _present(table: Table, user_id: int) -> bool:
 
 def create_table(*, host, preset: str, players: int | None = None, options: dict | None = None,
                  public: bool = False, allow_bots: bool = False, bot_level: str = "medium",
-                 bot_think_ms: int = 1000, name: str = "") -> Table:
+                 bot_think_ms: int = 1000, name: str = "",
+                 watchers_allowed: bool = True) -> Table:
     """Open a table; the host takes seat 0. Inconsistent options are refused with the reason."""
     _require_signed_in(host)
     _require_not_banned(host)
@@ -290,7 +294,8 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
                     table = Table.objects.create(
                         host=host, preset=preset, players=rules.players, options=options,
                         public=public, allow_bots=allow_bots, bot_level=bot_level,
-                        bot_think_ms=bot_think_ms, name=name)
+                        bot_think_ms=bot_think_ms, name=name,
+                        watchers_allowed=bool(watchers_allowed))
                 break
             except IntegrityError:  # an invite code collision: draw another
                 continue
@@ -349,6 +354,10 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
             seat.away_since = None if _present(table, user.pk) else seat.joined_at
             seat.save(update_fields=["user", "joined_at", "is_bot", "bot_level",
                                      "away_since"])
+            if seat.away_since is None and table.empty_since is not None:
+                # A watcher who sits down holds the table again: it is no longer empty.
+                table.empty_since = None
+                table.save(update_fields=["empty_since"])
         if invited and invited.answered_at is None:
             invited.answered_at = timezone.now()
             invited.save(update_fields=["answered_at"])
@@ -379,7 +388,11 @@ def leave_table(*, user, table_id: int) -> Outcome:
         seat = _seat_of(table, user)
         if table.host_id == user.pk and not table.quick:
             raise ServiceError(_("The host keeps their seat."), code="host_stays")
-        return _bump(table, _vacate(table, seat))
+        events = _vacate(table, seat)
+        if seat.user_id is None and _present(table, user.pk):
+            # Staying on the page they are a watcher now: with no player left it is empty.
+            _mark_if_empty(table, events, now=timezone.now())
+        return _bump(table, events)
 
 
 def _vacate(table: Table, seat: Seat) -> list[dict]:
@@ -503,6 +516,23 @@ def rename_table(*, user, table_id: int, name: str) -> Outcome:
         table.name = name
         table.save(update_fields=["name"])
         return _bump(table, [{"kind": "renamed"}])
+
+
+def set_watching(*, user, table_id: int, allowed: bool) -> Outcome:
+    """The host lets people without a seat watch, or not. Turned off, every watcher's socket
+    is closed once the match is on (``WATCHING_OFF_CLOSE_CODE``; before the start people
+    still come to the page to take a seat)."""
+    with transaction.atomic():
+        table = _locked(table_id)
+        _require_host(table, user)
+        _require_open(table)
+        allowed = bool(allowed)
+        if table.watchers_allowed == allowed:
+            raise ServiceError(_("Watching is already on.") if allowed
+                               else _("Watching is already off."), code="unchanged")
+        table.watchers_allowed = allowed
+        table.save(update_fields=["watchers_allowed"])
+        return _bump(table, [{"kind": "watching", "allowed": allowed}])
 
 
 def _ring_user(user_id: int, table: Table) -> None:
@@ -1084,6 +1114,7 @@ def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict],
 def _seats_at_round_end(table: Table, events: list[dict]) -> None:
     """Reservations are honoured, leavers' and removed bots' seats free, returners play."""
     holding = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
+    stays_watching = False
     for seat in _seats(table):
         changed = None
         if seat.reserved_for_id is not None:
@@ -1096,6 +1127,8 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
             seat.is_bot, seat.bot_level, seat.bot_leaving = False, "", False
             changed = "bot_removed"
         elif seat.leaving:
+            # Still on the page, the leaver watches now; the table may have no player left.
+            stays_watching = stays_watching or seat.user_id in holding
             seat.user, seat.standin, seat.leaving, seat.away_since = None, False, False, None
             changed = "left"
         elif seat.standin and seat.away_since is None:
@@ -1104,6 +1137,8 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
         if changed:
             seat.save()
             events.append({"kind": "seat", "seat": seat.index, "action": changed})
+    if stays_watching:
+        _mark_if_empty(table, events, now=timezone.now())
 
 
 # -- presence ---------------------------------------------------------------------------------
@@ -1113,6 +1148,10 @@ def connect(*, user, table_id: int, channel_name: str,
     """A socket opened. A seated person's first tab makes them connected; back within the
     round, they take their hand back from the bot; an empty table wakes up.
 
+    A person without a seat is a watcher: their socket never touches a seat's presence nor the
+    table's emptiness (a table its players left still pauses and closes), and their first tab
+    only changes the watcher count, with a light bump (:func:`_bump_watchers`).
+
     ``node_id`` is the web process holding the socket (:class:`~apps.tables.models.WebNode`):
     its lease keeps the connection alive.
     """
@@ -1121,12 +1160,14 @@ def connect(*, user, table_id: int, channel_name: str,
         was = Connection.objects.filter(table=table, user=user).exists()
         Connection.objects.update_or_create(
             channel_name=channel_name, defaults={"user": user, "table": table, "node_id": node_id})
+        seat = table.seats.filter(user=user).first()
+        if seat is None:
+            return None if was else _bump_watchers(table)
         events: list[dict] = []
         if table.empty_since is not None:
             table.empty_since = None
             table.save(update_fields=["empty_since"])
-        seat = table.seats.filter(user=user).first()
-        if seat is not None and not was:
+        if not was:
             seat.away_since = None
             if seat.standin and not seat.leaving:
                 seat.standin = False
@@ -1141,8 +1182,9 @@ def connect(*, user, table_id: int, channel_name: str,
 
 
 def disconnect(*, channel_name: str, now: datetime | None = None) -> Outcome | None:
-    """A socket closed. A person's last tab makes them away; nobody left pauses the table
-    (by itself, so it resumes when somebody comes back) and starts its 2-minute expiry."""
+    """A socket closed. A person's last tab makes them away; no seated person left pauses the
+    table (by itself, so it resumes when one comes back) and starts its 2-minute expiry;
+    watchers' sockets count for neither."""
     with transaction.atomic():
         conn = Connection.objects.filter(channel_name=channel_name).first()
         if conn is None:
@@ -1153,24 +1195,71 @@ def disconnect(*, channel_name: str, now: datetime | None = None) -> Outcome | N
         user_id = conn.user_id
         now = now or timezone.now()
         events: list[dict] = []
+        last_tab = not Connection.objects.filter(table=table, user_id=user_id).exists()
         seat = table.seats.filter(user_id=user_id).first()
-        if seat is not None and not Connection.objects.filter(table=table,
-                                                              user_id=user_id).exists():
+        if seat is None:
+            return _bump_watchers(table, now=now) if last_tab else None
+        if last_tab:
             seat.away_since = now
             seat.save(update_fields=["away_since"])
             events.append({"kind": "presence", "seat": seat.index, "connected": False})
-        if not Connection.objects.filter(table=table).exists() \
-                and table.state != Table.State.CLOSED:
-            table.empty_since = now
-            fields = ["empty_since"]
-            if table.state == Table.State.PLAYING and not table.paused:
-                table.paused, table.paused_by, table.paused_at = True, None, now
-                fields += ["paused", "paused_by", "paused_at"]
-                events.append({"kind": "paused", "empty": True})
-            table.save(update_fields=fields)
+        _mark_if_empty(table, events, now=now)
         if not events:
             return None
         return _bump(table, events, now=now)
+
+
+def _players_holding(table: Table) -> bool:
+    """Whether any seated person holds a socket at the table (watchers do not count)."""
+    seated = Seat.objects.filter(table=table, user__isnull=False).values("user_id")
+    return Connection.objects.filter(table=table, user_id__in=seated).exists()
+
+
+def _mark_if_empty(table: Table, events: list[dict], *, now: datetime) -> None:
+    """No seated person holds a socket any more: the table pauses by itself and its 2-minute
+    expiry starts, however many watchers stay."""
+    if table.empty_since is not None or table.state == Table.State.CLOSED \
+            or _players_holding(table):
+        return
+    table.empty_since = now
+    fields = ["empty_since"]
+    if table.state == Table.State.PLAYING and not table.paused:
+        table.paused, table.paused_by, table.paused_at = True, None, now
+        fields += ["paused", "paused_by", "paused_at"]
+        events.append({"kind": "paused", "empty": True})
+    table.save(update_fields=fields)
+
+
+def _bump_watchers(table: Table, *, now: datetime | None = None) -> Outcome:
+    """A watcher came or went: a new version whose only change is the watcher count.
+
+    Nothing a watcher does can move the clock or the game, so the clock is not armed again and
+    no timer is scheduled; the snapshot is the previous version's with the new count
+    (``state.with_watchers``), so a crowd arriving costs no engine restore, seat view or
+    translation per arrival. Only when the previous snapshot is not at hand is it built in
+    full.
+    """
+    from apps.realtime import snapshots
+
+    from .selectors import watcher_count
+
+    now = now or timezone.now()
+    old = table.version
+    # updated_at stays: "your tables" are ordered by what happened at them, not by who looked.
+    if Table.objects.filter(pk=table.pk, version=old).update(version=old + 1) != 1:
+        raise StaleMove()
+    table.version = old + 1
+    count = watcher_count(table.pk)
+    events = [{"kind": "watchers", "count": count}]
+    TableEvent.objects.create(table=table, version=table.version, events=events, created_at=now)
+    previous = snapshots.load(table.pk, table.code)
+    snapshot = state.with_watchers(table, previous, events, count)
+    if snapshot is None:
+        snapshot = state.build(table, engine=None, seats=_seats(table), previous=previous,
+                               events=events)
+    outcome = Outcome(table.pk, table.version, events, snapshot=snapshot)
+    transaction.on_commit(lambda: _ring(outcome))
+    return outcome
 
 
 @dataclass
@@ -1193,7 +1282,7 @@ def open_socket(*, user, table_id: int, channel_name: str, node_id: int | None,
 
     from apps.moderation.selectors import is_banned
 
-    from .selectors import may_watch
+    from .selectors import may_watch, watching_refused
 
     language = settings.LANGUAGE_CODE
     if user is None or not user.is_authenticated:
@@ -1205,6 +1294,8 @@ def open_socket(*, user, table_id: int, channel_name: str, node_id: int | None,
         return SocketOpened(4403, language)
     if not may_watch(table_id=table_id, user=user, known_ids=known_ids):
         return SocketOpened(4404, language)
+    if watching_refused(table_id=table_id, user=user):
+        return SocketOpened(WATCHING_OFF_CLOSE_CODE, language)
     outcome = connect(user=user, table_id=table_id, channel_name=channel_name, node_id=node_id)
     code, version = Table.objects.filter(pk=table_id).values_list("code", "version").get()
     return SocketOpened(None, language, outcome.version if outcome else version, code)

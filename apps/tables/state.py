@@ -219,6 +219,7 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
     :func:`build_latest` when a stored snapshot is missing.
     """
     from . import game
+    from .selectors import watcher_count
 
     if seats is None:
         seats = list(Seat.objects.filter(table=table).select_related("user__profile")
@@ -245,12 +246,15 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
             # table started), and whether bots took seats at the start (the league's half).
             "quick": table.quick, "fill_at": _ms(table.fill_at),
             "bot_filled": table.bot_filled,
+            "watchers_allowed": table.watchers_allowed,
         },
+        "watchers": watcher_count(table.pk),
         "seats": seat_list,
         "clock": clock_of(table, rules.turn_seconds),
         "host_id": table.host_id,
         # Server side only, below: who sits where, and each seat's hand.
         "seat_of": {str(s.user_id): s.index for s in seats if s.user_id is not None},
+        "reserved": [s.reserved_for_id for s in seats if s.reserved_for_id is not None],
         "match": None, "view": None, "private": {}, "result": None,
     }
     if match is not None and engine is not None:
@@ -282,6 +286,34 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
         snap["log"] = [[e.version, e.events] for e in reversed(
             TableEvent.objects.filter(table=table).order_by("-version")[:LOG_LENGTH])]
     return snap
+
+
+def with_watchers(table: Table, previous: dict | None, events: list[dict],
+                  count: int) -> dict | None:
+    """The snapshot of a version whose only change is the watcher count: the previous
+    version's, with the count, the version and the log moved on; None when ``previous`` is not
+    the version just before (then the caller builds it in full).
+
+    Watchers change nothing else a snapshot holds (seats, clock, game, words), and other apps'
+    parts are rebuilt only for their own event kinds, so copying is exact; it saves the engine
+    restore, the seat views and the words in every language that :func:`build` spends on
+    each version (see ``tests/tables/test_watching.py`` for the measured difference)."""
+    if previous is None or previous["version"] != table.version - 1 \
+            or previous["table"]["code"] != table.code:
+        return None
+    kinds = {e.get("kind") for e in events}
+    snap = dict(previous, version=table.version, watchers=count)
+    snap["log"] = (previous["log"] + [[table.version, events]])[-LOG_LENGTH:]
+    snap["extras"] = {
+        name: (previous["extras"][name] if name in previous["extras"]
+               and not kinds & part.refresh_on else part.build(table, _seats_of(table)))
+        for name, part in _parts.items()}
+    return snap
+
+
+def _seats_of(table: Table) -> list[Seat]:
+    return list(Seat.objects.filter(table=table).select_related("user__profile")
+                .order_by("index"))
 
 
 def _words(table: Table, engine: EngineMatch | None, seats: list[dict], snap: dict) -> dict:
@@ -348,6 +380,10 @@ def compose(snap: dict, viewer: Viewer) -> dict:
     }
     if viewer.observer:
         you["observer"] = True
+    # A person at the page without a seat (or one reserved for them) is watching.
+    you["watching"] = (seat is None and not viewer.observer and viewer.user_id is not None
+                       and viewer.user_id not in snap.get("reserved", ()))
+    state["watchers"] = snap.get("watchers", 0)
     you["can_chat"] = seat is not None and table["state"] != Table.State.CLOSED
     if snap["view"] is not None:
         view = snap["view"]

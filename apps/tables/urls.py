@@ -16,4 +16,6 @@ urlpatterns = [
     path("t/<str:code>/name/", views.rename, name="rename"),
     path("t/<str:code>/preferences/", views.preferences, name="preferences"),
     path("t/<str:code>/record.json", views.record, name="record"),
+    path("t/<str:code>/watching/", views.watching, name="watching"),
+    path("t/<str:code>/matches/<int:number>/replay/", views.replay, name="replay"),
 ]

@@ -159,6 +159,8 @@ def table_page(request, code: str):
     table = _table_or_404(code)
     if request.user.is_authenticated:
         _remember(request, table)
+    if selectors.watching_refused(table_id=table.pk, user=request.user):
+        return render(request, "tables/watching_off.html", {"table": table}, status=403)
     state = selectors.table_state(table_id=table.pk, user=request.user)
     seated = state["you"]["seat"] is not None
     free = any(s["empty"] for s in state["seats"])
@@ -176,6 +178,7 @@ def table_page(request, code: str):
                       if state["you"]["host"] and table.state != Table.State.CLOSED else None),
         "join_url": request.build_absolute_uri(reverse("tables:table", args=[table.code])),
         "may_download": selectors.may_download(table, request.user),
+        "last_finished": selectors.last_finished_match(table, request.user),
         "has_record": selectors.has_finished_round(table),
         "socket_path": f"/ws/table/{table.pk}/",
         "strings": _js_strings(),
@@ -295,6 +298,11 @@ def _js_strings() -> dict:
         "last_move": _("Last move"),
         "no_moves": _("No move yet."),
         "paused_wait": _("The table is paused: wait for the host to resume."),
+        "watching_off": _("The host has turned watching off."),
+        "replay": _("Replay this match move by move"),
+        "you_watch": _("You are watching"),
+        "watcher_one": _("%(n)s person watching"),
+        "watchers": _("%(n)s people watching"),
     }
 
 
@@ -356,6 +364,22 @@ def rename(request, code: str):
 
 @login_required
 @require_POST
+def watching(request, code: str):
+    """The host lets people watch, or not (``allowed``: 1 or 0)."""
+    table = _table_or_404(code)
+    allowed = request.POST.get("allowed") == "1"
+    try:
+        services.set_watching(user=request.user, table_id=table.pk, allowed=allowed)
+    except ServiceError as err:
+        messages.error(request, err.message)
+    else:
+        messages.success(request, _("People may watch this table now.") if allowed
+                         else _("Watching is off: only the players see this table."))
+    return redirect("tables:table", code=table.code)
+
+
+@login_required
+@require_POST
 def preferences(request, code: str):
     """The table page's options, saved on the person's profile: the switches that change what
     the table does for them (auto-pass, play automatically) act at once where they apply;
@@ -391,11 +415,14 @@ def preferences(request, code: str):
 @require_GET
 def record(request, code: str):
     table = _table_or_404(code)
-    if not selectors.may_download(table, request.user):
-        raise Http404(_("Only the host and the players may download this record."))
     number = request.GET.get("match")
     if number is not None and not number.isdigit():
         raise Http404
+    # A finished match anyone may replay (its players, everyone at a public table) may be
+    # downloaded by them too: the replay page shows every hand already.
+    if not (selectors.may_download(table, request.user) or (
+            number is not None and selectors.replayable_match(table, int(number), request.user))):
+        raise Http404(_("Only the host and the players may download this record."))
     data = selectors.finished_record(table, int(number) if number else None)
     if data is None:
         raise Http404(_("No match has been played at this table yet."))
@@ -405,3 +432,39 @@ def record(request, code: str):
     return response
 
 
+
+
+@require_GET
+def replay(request, code: str, number: int):
+    """A finished match, move by move: its players may open it, and anyone a public table's."""
+    table = _table_or_404(code)
+    match = selectors.replayable_match(table, number, request.user)
+    if match is None:
+        raise Http404(_("No finished match of yours has that number here."))
+    data = selectors.replay_of(table, match)
+    return render(request, "tables/replay.html", {
+        "table": table, "match": match, "replay": data,
+        "strings": _replay_strings(), "preset_name": table.get_preset_display(),
+    })
+
+
+def _replay_strings() -> dict:
+    """Every word replay.js shows, in the page's language."""
+    strings = _js_strings()
+    keep = ("numbers", "end_label", "play_at", "spinner_arm", "line", "empty_line", "round",
+            "pips", "tiles", "tile_one", "no_tiles", "bot", "team", "scores", "games_won",
+            "boneyard", "played", "passed", "passed_on", "drew", "drew_one", "winner_is",
+            "final_scores")
+    return {**{k: strings[k] for k in keep},
+            "start": _("Dealt: nobody has played yet."),
+            "step": _("Move %(n)s of %(total)s"),
+            "by_player": _("played by %(name)s"),
+            "by_table": _("played by the table for %(name)s (time ran out)"),
+            "by_table_pass": _("the table passed for %(name)s"),
+            "by_bot": _("played by a bot"),
+            "by_standin": _("played by a bot for %(name)s"),
+            "round_of": _("Round %(n)s of %(total)s"),
+            "round_over": _("Round over"),
+            "nobody_scores": _("nobody scores"),
+            "scored": _("%(name)s score %(n)s points"),
+            "hands": _("Hands")}

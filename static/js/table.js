@@ -97,6 +97,7 @@ function connect() {
     if (event.code === 4401) { finished = true; setStatus(T.signed_out, "error"); return; }
     if (event.code === 4404) { finished = true; setStatus(T.no_table, "error"); return; }
     if (event.code === 4403) { finished = true; setStatus(T.banned, "error"); return; }
+    if (event.code === 4410) { finished = true; setStatus(T.watching_off, "error"); return; }
     if (finished) return;
     setStatus(T.reconnecting, "error");
     setTimeout(connect, delay + Math.random() * delay / 2);
@@ -700,8 +701,26 @@ function renderResult(view) {
     const winner = match.winner !== null && match.winner !== undefined ? names[match.winner] : "";
     parts.push(el("p", { class: "winner" }, fmt(T.winner_is, { name: winner })));
     parts.push(el("p", {}, `${T.final_scores}: `, names.map((n, i) => `${n} ${match.scores[i]}`).join(" · ")));
+    // The match can be replayed move by move by its players, and by anyone at a public table.
+    if (script.dataset.replay && (state.you.seat !== null || state.table.public)) {
+      parts.push(el("p", {}, el("a", { class: "replay-link", href: script.dataset.replay.replace("/matches/0/", `/matches/${match.number}/`) }, T.replay)));
+    }
   }
   box.replaceChildren(...parts);
+}
+
+// -- watchers --------------------------------------------------------------------------------------
+
+// How many people watch without a seat; a watcher is told they are one.
+function renderWatchers() {
+  const box = $("watchers");
+  if (!box) return;
+  const n = state.watchers || 0;
+  const parts = [];
+  if (state.you.watching) parts.push(T.you_watch);
+  if (n) parts.push(fmt(n === 1 ? T.watcher_one : T.watchers, { n }));
+  box.hidden = !parts.length;
+  box.textContent = parts.join(" · ");
 }
 
 // -- host controls ---------------------------------------------------------------------------------
@@ -758,6 +777,7 @@ function render() {
   const share = document.querySelector("details.share");
   if (share && tableState === "waiting" && state.table.state !== "waiting") share.open = false;
   tableState = state.table.state;
+  renderWatchers();
   renderScores();
   renderSeats(view, me);
   renderTurn(view, me);

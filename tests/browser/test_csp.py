@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .matches import FINISH
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
                                  reason="needs /usr/bin/chromium")]
@@ -29,7 +31,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 #: DEBUG off like production; DJANGO_TESTING serves static files from the source folders.
 SITE_ENV = {"DEBUG": "0", "DJANGO_TESTING": "1", "SECRET_KEY": secrets.token_urlsafe(50)}
 
-SETUP = """
+SETUP = FINISH + """
 import json
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -50,13 +52,18 @@ for n in ("bea", "caio", "dani"):
 waiting = services.create_table(host=people["eva"], preset="draw", players=2, public=True)
 msg = mod.post_chat(user=people["bea"], table_id=table.pk, text="hello all")
 report = mod.report(user=people["caio"], table_id=table.pk, reason="spam", message_id=msg.pk)
+finished = services.create_table(host=people["eva"], preset="draw", players=2, public=True,
+                                 options={"target": 10, "turn_seconds": None})
+services.join_table(user=people["dani"], table_id=finished.pk)
+finish(finished, people["eva"], 5)
 sessions = {}
 for n in ("ana", "eva", "mod", "root"):
     c = Client()
     c.force_login(people[n])
     sessions[n] = c.cookies["sessionid"].value
 print(json.dumps({"sessions": sessions, "table": table.pk, "code": table.code,
-                  "waiting": waiting.code, "report": report.pk, "bea": people["bea"].pk}))
+                  "waiting": waiting.code, "report": report.pk, "bea": people["bea"].pk,
+                  "finished": finished.code}))
 """
 
 LISTEN = """
@@ -152,6 +159,11 @@ def test_every_page_passes_the_content_security_policy(run_site, monkeypatch):
                          f"/t/{made['waiting']}/"):
                 eva.open(path)
                 eva.collect()
+            # The replay page: its script steps through the match (keys and a button).
+            page = eva.open(f"/t/{made['finished']}/matches/1/replay/")
+            page.keyboard.press("ArrowRight")
+            page.click("#replay-last")
+            eva.collect()
             page = eva.open("/tables/new/")
             page.select_option("#id_preset", "tranca")  # create.js hides and shows fields
             eva.collect()

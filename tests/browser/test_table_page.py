@@ -50,7 +50,8 @@ AVATARS = {"ana": "cat", "bruno": "owl", "carol": "fox", "dani": "panda"}
 SIGNED_OUT_PAGES = [("home (signed out)", "/"), ("sign-up", "/accounts/signup/"),
                     ("sign-in", "/accounts/login/"), ("lobby (signed out)", "/lobby/")]
 SIGNED_IN_PAGES = [("home", "/"), ("profile", "/accounts/profile/"), ("create", "/tables/new/"),
-                   ("lobby", "/lobby/"), ("table", "/t/{code}/")]
+                   ("lobby", "/lobby/"), ("table", "/t/{code}/"),
+                   ("replay", "/t/{replay}/matches/1/replay/")]
 #: Words a pass is announced with, per language: the announcement names the numbers.
 PASS_WORDS = {"es": "se pasó con", "pt-br": "passou com", "en": "passed on"}
 
@@ -430,10 +431,14 @@ def test_four_people_sign_up_meet_and_play_a_round(run_site, monkeypatch):
             assert pages[0].locator("#host [data-action=next_round]").is_visible() or \
                 pages[0].locator("#host [data-action=new_match]").is_visible()
 
-            # The other pages, signed in, in each language.
+            # The other pages, signed in, in each language; {replay} is a finished public
+            # match of dani and ana, played through the services.
+            from .matches import PUBLIC_MATCH, shell
+
+            replay = shell(site, PUBLIC_MATCH)["replay"]
             for page, (_n, lang, _v, _h) in zip(pages[:3], PEOPLE, strict=False):
                 for label, path in SIGNED_IN_PAGES:
-                    page.goto(base + path.format(code=code))
+                    page.goto(base + path.format(code=code, replay=replay))
                     page.wait_for_load_state("load")
                     check(page, label, lang)
                     if label == "profile":
