@@ -40,7 +40,7 @@ def lobby_tables() -> list[Table]:
     return list(
         # A table nobody holds open (its last person left the page) leaves the lobby at once.
         Table.objects.filter(public=True, hidden=False, state=Table.State.WAITING,
-                             empty_since__isnull=True)
+                             empty_since__isnull=True, practice=False)
         .annotate(free=Count("seats", filter=Q(seats__user__isnull=True,
                                                 seats__is_bot=False)))
         .filter(free__gt=0).select_related("host").order_by("-created_at")[:100]
