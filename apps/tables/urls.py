@@ -8,6 +8,7 @@ app_name = "tables"
 urlpatterns = [
     path("lobby/", views.lobby, name="lobby"),
     path("tables/new/", views.create, name="create"),
+    path("practice/", views.practice, name="practice"),
     path("t/<str:code>/", views.table_page, name="table"),
     path("t/<str:code>/join/", views.join, name="join"),
     path("t/<str:code>/leave/", views.leave, name="leave"),
