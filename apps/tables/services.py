@@ -449,6 +449,7 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
         _require_open(table)
         if table.seats.filter(user=user).exists():
             raise ServiceError(_("You are already seated here."), code="already_seated")
+        _refuse_practice(table)
         invited = Invitation.objects.filter(table=table, invitee=user).first()
         if not (table.public or (code and code.upper() == table.code) or invited):
             raise ServiceError(_("This table is by invitation only."), code="invite_only")
@@ -478,6 +479,12 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
             invited.save(update_fields=["answered_at"])
         action = "reserved" if reserved else "joined"
         return _bump(table, [{"kind": "seat", "seat": seat.index, "action": action}])
+
+
+def _refuse_practice(table: Table) -> None:
+    if table.practice:
+        raise ServiceError(_("A practice table is for one person against bots."),
+                           code="practice")
 
 
 def _round_in_progress(table: Table) -> bool:
@@ -553,6 +560,7 @@ def invite(*, user, table_id: int, display_name: str) -> Invitation:
         table = _locked(table_id)
         _require_host(table, user)
         _require_open(table)
+        _refuse_practice(table)
         invitee = user_by_display_name(display_name)
         if invitee is None:
             raise ServiceError(_("Nobody is called %(name)s.") % {"name": display_name},

@@ -108,6 +108,19 @@ class TestOpenPractice:
         refused("bad_options", practice, user=None, preset="draw", turn_seconds=-5)
         assert not Table.objects.exists() and User.objects.count() == users
 
+    def test_nobody_joins_or_is_invited_to_a_practice_table(self, people, client):
+        table = practice(people["host"])
+        services.remove_bot(user=people["host"], table_id=table.pk, seat_index=3)
+        refused("practice", services.join_table, user=people["ana"], table_id=table.pk,
+                code=table.code)
+        refused("practice", services.invite, user=people["host"], table_id=table.pk,
+                display_name="ana")
+        assert table.seats.filter(user=people["ana"]).count() == 0
+        # Its page has no code to share nor anyone to invite.
+        client.force_login(people["host"])
+        html = client.get(f"/t/{table.code}/").content.decode()
+        assert 'id="join-link"' not in html and 'name="display_name"' not in html
+
     def test_a_banned_person_may_not_practise(self, people):
         from apps.moderation.models import Ban
 
