@@ -1247,9 +1247,10 @@ def _sweep_practice(*, now: datetime) -> int:
     """Practice tables past their lifetime close (a page still open says why); closed ones are
     deleted once no socket is open at them, or an empty-table limit after closing at the
     latest. Returns how many were deleted."""
-    old = Table.objects.filter(practice=True, created_at__lte=now - practice_max_age()).exclude(
-        state=Table.State.CLOSED).values_list("pk", flat=True)
-    for table_id in list(old[:500]):
+    running = [Table.State.WAITING, Table.State.PLAYING]
+    old = Table.objects.filter(practice=True, state__in=running,
+                               created_at__lte=now - practice_max_age())
+    for table_id in list(old.values_list("pk", flat=True)[:500]):
         try:
             _end_practice(table_id=table_id, reason="practice_expired", now=now)
         except ServiceError:
