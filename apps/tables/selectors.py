@@ -47,6 +47,12 @@ def lobby_tables() -> list[Table]:
     )
 
 
+def counted_tables():
+    """The tables whose results count (ratings, leagues, coins: later issues): every table but
+    practice ones. ``Table.practice`` is the one predicate; use this rather than repeating it."""
+    return Table.objects.filter(practice=False)
+
+
 def tables_of(user) -> list[Table]:
     return list(Table.objects.filter(seats__user=user).exclude(state=Table.State.CLOSED)
                 .select_related("host").order_by("-updated_at").distinct())

@@ -56,6 +56,7 @@ class TestOpenPractice:
         Table.objects.filter(pk=table.pk).update(public=True, state=Table.State.WAITING)
         assert table.pk not in [t.pk for t in selectors.lobby_tables()]
         Table.objects.filter(pk=table.pk).update(public=False, state=Table.State.PLAYING)
+        assert not selectors.counted_tables().filter(pk=table.pk).exists()
         state = selectors.table_state(table_id=table.pk, user=people["host"])
         assert state["you"]["seat"] == 0 and len(state["view"]["hand"]) == 7
         other = selectors.table_state(table_id=table.pk, user=people["ana"])
