@@ -323,6 +323,10 @@ def _require_account(user, message: str) -> None:
         raise ServiceError(message, code="guest")
 
 
+#: A table's states before it closes.
+RUNNING = (Table.State.WAITING, Table.State.PLAYING)
+
+
 def practice_max_age() -> timedelta:
     from django.conf import settings
 
@@ -363,8 +367,8 @@ def open_practice(*, user=None, language: str = "", preset: str, players: int | 
             User.objects.select_for_update().filter(pk=user.pk).first()
         if address:
             _lock_address(address)
-            open_here = Table.objects.filter(practice=True, opened_from=address).exclude(
-                state=Table.State.CLOSED)
+            open_here = Table.objects.filter(practice=True, state__in=RUNNING,
+                                             opened_from=address)
             if user is not None:
                 open_here = open_here.exclude(host=user)
             if open_here.count() >= settings.PRACTICE_TABLES_PER_ADDRESS:
@@ -375,9 +379,9 @@ def open_practice(*, user=None, language: str = "", preset: str, players: int | 
                 user = accounts.start_guest(language=language, address=address)
             except accounts.GuestRefused as err:
                 raise ServiceError(err.message, code=err.code) from err
-        for previous in Table.objects.filter(host=user, practice=True).exclude(
-                state=Table.State.CLOSED).values_list("pk", flat=True):
-            _end_practice(table_id=previous, reason="practice_replaced")
+        previous = Table.objects.filter(host=user, practice=True, state__in=RUNNING)
+        for table_id in list(previous.values_list("pk", flat=True)):
+            _end_practice(table_id=table_id, reason="practice_replaced")
         accounts.touch_guest(user)
         think = Profile.objects.filter(user=user).values_list("bot_think_ms", flat=True).first()
         table = _new_table(host=user, preset=preset, rules=rules, options=options,
@@ -1247,8 +1251,7 @@ def _sweep_practice(*, now: datetime) -> int:
     """Practice tables past their lifetime close (a page still open says why); closed ones are
     deleted once no socket is open at them, or an empty-table limit after closing at the
     latest. Returns how many were deleted."""
-    running = [Table.State.WAITING, Table.State.PLAYING]
-    old = Table.objects.filter(practice=True, state__in=running,
+    old = Table.objects.filter(practice=True, state__in=RUNNING,
                                created_at__lte=now - practice_max_age())
     for table_id in list(old.values_list("pk", flat=True)[:500]):
         try:
