@@ -83,7 +83,7 @@ def sign_up(request):
 
 
 @require_POST
-def guest(request):
+def continue_as_guest(request):
     """Continue as a guest (e.g. to watch a public table from its link): a guest session, then
     back to where the visitor was."""
     if not request.user.is_authenticated:
