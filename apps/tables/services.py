@@ -25,7 +25,7 @@ from django.utils.translation import gettext as _
 from apps.rules.engine import END_NAMES, move_dict
 from apps.rules.engine import Match as EngineMatch
 from apps.rules.errors import RuleError
-from apps.rules.presets import make_rules
+from apps.rules.presets import Rules, make_rules
 from apps.rules.tiles import parse_tile
 
 from . import game, state
@@ -286,7 +286,8 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
                           bot_think_ms=bot_think_ms, name=name)
 
 
-def _checked_options(preset: str, players: int | None, options: dict | None):
+def _checked_options(preset: str, players: int | None,
+                     options: dict | None) -> tuple[dict, Rules]:
     # None means "the preset's default", except for the turn time, where it means no limit.
     options = {k: v for k, v in (options or {}).items()
                if v is not None or k == "turn_seconds"}
@@ -297,7 +298,7 @@ def _checked_options(preset: str, players: int | None, options: dict | None):
     return options, rules
 
 
-def _new_table(*, host, preset: str, rules, options: dict, **fields) -> Table:
+def _new_table(*, host, preset: str, rules: Rules, options: dict, **fields) -> Table:
     """The table row (a fresh invite code), its empty seats and the host in seat 0."""
     for _attempt in range(5):
         try:
@@ -333,7 +334,8 @@ def practice_max_age() -> timedelta:
     return timedelta(seconds=settings.PRACTICE_MAX_AGE_SECONDS)
 
 
-def open_practice(*, user=None, language: str = "", preset: str, players: int | None = None,
+def open_practice(*, user: User | None = None, language: str = "", preset: str,
+                  players: int | None = None,
                   bot_level: str = "easy", turn_seconds: int | None = None,
                   address: str | None = None) -> Table:
     """Practice against bots (seeds 002/003, "contra la máquina"): a table for one person, the
