@@ -335,9 +335,8 @@ def practice_max_age() -> timedelta:
 
 
 def open_practice(*, user: User | None = None, language: str = "", preset: str,
-                  players: int | None = None,
-                  bot_level: str = "easy", turn_seconds: int | None = None,
-                  address: str | None = None) -> Table:
+                  players: int | None = None, bot_level: str = "easy",
+                  turn_seconds: int | None = None, address: str | None = None) -> Table:
     """Practice against bots (seeds 002/003, "contra la máquina"): a table for one person, the
     other seats filled with bots at ``bot_level``, the match started at once.
 
