@@ -177,6 +177,12 @@ class SignInView(auth_views.LoginView):
     authentication_form = SignInForm
     redirect_authenticated_user = True
 
+    def dispatch(self, request, *args, **kwargs):
+        # A guest who has an account after all may sign in to it: the guest session gives way
+        # (what the guest played stays with the guest, and goes with it).
+        self.redirect_authenticated_user = not is_guest(request.user)
+        return super().dispatch(request, *args, **kwargs)
+
 
 class SignOutView(auth_views.LogoutView):
     # POST only (Django 5). Keep the page language after signing out.

@@ -183,3 +183,17 @@ def test_a_guest_signing_up_with_a_bad_display_name_changes_nothing(client, db):
     assert response.status_code == 200 and response.context["form"].errors["display_name"]
     guest.refresh_from_db()
     assert guest.profile.guest and guest.username.startswith("guest-")
+
+
+def test_a_guest_with_an_account_may_sign_in_to_it(client, user):
+    guest = services.start_guest(language="es")
+    client.force_login(guest)
+    page = client.get(reverse("accounts:login"))
+    assert page.status_code == 200
+    assert 'href="/accounts/login/"' in client.get(reverse("accounts:signup")).content.decode()
+    response = client.post(reverse("accounts:login"),
+                           {"username": user.username, "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get("/").context["user"].pk == user.pk
+    # A member is still sent on from the sign-in page.
+    assert client.get(reverse("accounts:login")).status_code == 302
