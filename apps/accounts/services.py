@@ -314,6 +314,9 @@ def convert_guest(*, user: User, username: str, email: str, password: str, displ
     except IntegrityError as error:  # a concurrent sign-up took the name first
         raise _taken_error() from error
     locked.profile = profile
+    from apps.tables.services import person_renamed
+
+    person_renamed(user_id=locked.pk)
     return locked
 
 

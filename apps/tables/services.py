@@ -1285,6 +1285,18 @@ def _require_not_banned(user) -> None:
         raise ServiceError(ban_message(ban), code="banned")
 
 
+def person_renamed(*, user_id: int) -> int:
+    """A person's name changed (signing up from a guest session): each open table they sit at
+    gets a new version, so that its pages show the new name (a snapshot keeps the names it
+    was built with). Returns how many tables."""
+    tables = (Seat.objects.filter(user_id=user_id, table__state__in=RUNNING)
+              .values_list("table_id", flat=True).distinct())
+    ids = sorted(set(tables))
+    for table_id in ids:
+        touch(table_id=table_id, events=[{"kind": "player_renamed"}])
+    return len(ids)
+
+
 def touch(*, table_id: int, events: list[dict]) -> Outcome:
     """Bump the version for a change kept outside the table's rows (a chat message, a mute):
     every socket at the table then sends its fresh state."""

@@ -157,6 +157,8 @@ def test_signing_up_from_a_guest_session_keeps_the_seat_and_the_table(client, db
     assert page.context["user"].pk == guest.pk and not page.context["guest"]
     state = page.context["state"]
     assert state["you"]["seat"] == 0 and state["view"]["hand"] == state_before["view"]["hand"]
+    # Everyone at the table sees the new name (the table's state was built again).
+    assert state["seats"][0]["name"] == "Rosa" and state["version"] > state_before["version"]
     # And may now do what needs an account; they can sign in with the new password.
     assert client.get("/accounts/profile/").status_code == 200
     client.logout()
