@@ -336,3 +336,28 @@ def test_the_address_limit_holds_under_a_race(make_user, settings):
     assert results.count("practice_limit") == 3, results
     assert Table.objects.filter(practice=True, opened_from=ADDRESS).exclude(
         state=Table.State.CLOSED).count() == 3
+
+
+def test_the_limits_are_settings_read_from_the_environment(settings):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    names = ("PRACTICE_TABLES_PER_ADDRESS", "PRACTICE_MAX_AGE_SECONDS",
+             "GUESTS_PER_ADDRESS_PER_HOUR", "GUEST_IDLE_SECONDS")
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", DJANGO_TESTING="1",
+               PRACTICE_TABLES_PER_ADDRESS="3", PRACTICE_MAX_AGE_SECONDS="60",
+               GUESTS_PER_ADDRESS_PER_HOUR="4", GUEST_IDLE_SECONDS="120")
+    code = ("import json; from django.conf import settings; "
+            f"print(json.dumps([getattr(settings, n) for n in {list(names)!r}]))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=60, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [3, 60, 4, 120]
+    # And the defaults docs/practice-and-guests.md gives.
+    defaults = {n: getattr(settings, n) for n in names}
+    if not any(n in os.environ for n in names):
+        assert defaults == {"PRACTICE_TABLES_PER_ADDRESS": 10,
+                            "PRACTICE_MAX_AGE_SECONDS": 6 * 3600,
+                            "GUESTS_PER_ADDRESS_PER_HOUR": 20,
+                            "GUEST_IDLE_SECONDS": 24 * 3600}
