@@ -155,6 +155,16 @@ QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)
 #: other; SQLite writes one at a time anyway.
 REALTIME_DB_THREADS = int(os.environ.get("REALTIME_DB_THREADS", "0")) or None
 
+# Practice against bots and guests (docs/practice-and-guests.md) ------------------------------
+#: Open practice tables per client address (one per person: a new one ends the previous).
+PRACTICE_TABLES_PER_ADDRESS = int(os.environ.get("PRACTICE_TABLES_PER_ADDRESS", "10"))
+#: A practice table is closed (then deleted) this long after it opened, even if played on.
+PRACTICE_MAX_AGE_SECONDS = int(os.environ.get("PRACTICE_MAX_AGE_SECONDS", str(6 * 3600)))
+#: Guest sessions started per client address in an hour (the shared cache counts them).
+GUESTS_PER_ADDRESS_PER_HOUR = int(os.environ.get("GUESTS_PER_ADDRESS_PER_HOUR", "20"))
+#: A guest with no table left who did nothing for this long is deleted by the beat sweep.
+GUEST_IDLE_SECONDS = int(os.environ.get("GUEST_IDLE_SECONDS", str(24 * 3600)))
+
 # Auth -----------------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -14,7 +14,7 @@ from apps.accounts.models import (
     TILE_SIZES,
     supported_language,
 )
-from apps.accounts.services import clean_display_name
+from apps.accounts.services import GUEST_USERNAME_PREFIX, clean_display_name
 from apps.accounts.validators import DISPLAY_NAME_MAX_LENGTH
 
 User = get_user_model()
@@ -68,6 +68,14 @@ class SignUpForm(UserCreationForm):
     def __init__(self, *args, language: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["language"].initial = supported_language(language)
+
+    def clean_username(self):
+        username = super().clean_username()
+        if username and username.lower().startswith(GUEST_USERNAME_PREFIX):
+            raise ValidationError(
+                _("Usernames starting with “%(prefix)s” are kept for guests."),
+                code="reserved", params={"prefix": GUEST_USERNAME_PREFIX})
+        return username
 
     def clean_email(self):
         email = self.cleaned_data["email"]

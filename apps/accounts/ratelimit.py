@@ -62,3 +62,9 @@ def reset(*, username: str | None = None, ip_address: str | None = None) -> int:
     if username is None and ip_address is None:
         return axes_reset()
     return axes_reset(ip=ip_address, username=username.strip().lower() if username else None)
+
+
+def client_address(request) -> str | None:
+    """The client's address as the rate limiters count it: ``REMOTE_ADDR``, which Daphne
+    (``--proxy-headers``) sets from nginx's X-Forwarded-For in production."""
+    return request.META.get("REMOTE_ADDR") or None

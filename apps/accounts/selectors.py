@@ -31,3 +31,14 @@ def display_name_taken(name: str, exclude_user: User | None = None) -> bool:
     if exclude_user is not None and exclude_user.pk is not None:
         profiles = profiles.exclude(user_id=exclude_user.pk)
     return profiles.exists()
+
+
+def is_guest(user) -> bool:
+    """Whether ``user`` is a guest (playing without an account, ``Profile.guest``). Guests may
+    practise, sit at tables and watch; what needs an account (creating tables other than
+    practice, quick play, profile and history, chat at other people's tables) sends them to
+    sign up (``apps.accounts.decorators.account_required``)."""
+    if user is None or not user.is_authenticated:
+        return False
+    profile = getattr(user, "profile", None)
+    return bool(getattr(profile, "guest", False))

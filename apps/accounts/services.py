@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
+import string
+from datetime import datetime, timedelta
+
+from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.accounts.avatars import AVATAR_KEYS
@@ -14,6 +21,7 @@ from apps.accounts.models import (
     LANGUAGE_CODES,
     TILE_SIZES,
     Profile,
+    supported_language,
 )
 from apps.accounts.selectors import display_name_taken
 from apps.accounts.validators import (
@@ -186,3 +194,157 @@ def ensure_profile(user: User) -> Profile:
         user.profile = profile
         return profile
     raise RuntimeError(f"could not create a profile for user {user.pk}")
+
+
+# -- guests -----------------------------------------------------------------------------------
+# A visitor who chooses to play without an account gets a real User row, so that every table,
+# seat, move and socket treats them as anyone else; Profile.guest marks it. Limits and clean-up
+# are in docs/practice-and-guests.md.
+
+#: Usernames of guests; nobody may sign up with one (SignUpForm), so the prefix tells them apart.
+GUEST_USERNAME_PREFIX = "guest-"
+#: Suffix characters once digits alone keep colliding: no 0/O, 1/I/L, as invite codes.
+_WIDE_SUFFIX = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+class GuestRefused(Exception):
+    """No guest was made: ``message`` is already in the caller's language."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def guests_per_address() -> int:
+    return settings.GUESTS_PER_ADDRESS_PER_HOUR
+
+
+def _guest_limit_key(address: str) -> str:
+    return f"accounts:guests:ip:{address}"
+
+
+def _guest_name(language: str) -> str:
+    """A free display name such as "Invitado 482", "Convidado 48" or "Guest 482113": the word
+    in the person's language, a space (which chosen names may not hold, so no member can ever
+    be mistaken for a guest) and random characters to fill the 12 allowed."""
+    with translation.override(language):
+        # Translators: a visitor playing without an account; a number follows ("Guest 4821").
+        # Keep it at most 9 characters: the whole name has 12.
+        word = normalize_display_name(_("Guest"))
+    word = word[: DISPLAY_NAME_MAX_LENGTH - 3]
+    room = DISPLAY_NAME_MAX_LENGTH - len(word) - 1
+    for attempt in range(40):
+        # Digits read best; with two or three of them (Portuguese, Spanish) a busy day can use
+        # every number, so later attempts widen the alphabet.
+        alphabet = string.digits if attempt < 10 else _WIDE_SUFFIX
+        name = f"{word} {''.join(secrets.choice(alphabet) for _ in range(room))}"
+        if not display_name_taken(name):
+            return name
+    raise GuestRefused(_("Could not start a guest session; try again."), code="retry")
+
+
+def start_guest(*, language: str, address: str | None = None) -> User:
+    """Make a guest: a user with an unusable password, a username ``guest-<random>`` and a free
+    guest display name in ``language``. The caller signs them in.
+
+    At most ``GUESTS_PER_ADDRESS_PER_HOUR`` guests are made per client address in an hour
+    (counted in the shared cache, so every web process counts against the same limit).
+    """
+    language = supported_language(language)
+    key = _guest_limit_key(address) if address else None
+    if key is not None and (cache.get(key) or 0) >= guests_per_address():
+        raise GuestRefused(_("Too many guest sessions were started from your network in the "
+                             "last hour. Sign up, or try again later."), code="guest_limit")
+    for _attempt in range(5):
+        try:
+            with transaction.atomic():
+                user = User(username=f"{GUEST_USERNAME_PREFIX}{secrets.token_hex(6)}",
+                            last_login=timezone.now())
+                user.set_unusable_password()
+                user._skip_profile = True  # the post_save receiver leaves the profile to us
+                user.save()
+                Profile.objects.create(user=user, display_name=_guest_name(language),
+                                       language=language, guest=True)
+            break
+        except IntegrityError:  # the username or the name was taken meanwhile: draw again
+            continue
+    else:
+        raise GuestRefused(_("Could not start a guest session; try again."), code="retry")
+    if key is not None:
+        cache.add(key, 0, 3600)
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.set(key, 1, 3600)
+    return user
+
+
+def touch_guest(user: User, *, now: datetime | None = None) -> None:
+    """A guest started something (a practice table): idle counts from now. ``last_login`` is
+    their last activity, since a guest never signs in again."""
+    if getattr(getattr(user, "profile", None), "guest", False):
+        user.last_login = now or timezone.now()
+        User.objects.filter(pk=user.pk).update(last_login=user.last_login)
+
+
+def convert_guest(*, user: User, username: str, email: str, password: str, display_name: str,
+                  avatar: str, language: str) -> User:
+    """Sign up from a guest session: the same user row becomes an account (username, email,
+    password, display name, guest=False), so every seat, table and move stays theirs. The
+    caller keeps them signed in (the password changed: update_session_auth_hash)."""
+    try:
+        display_name = clean_display_name(display_name, exclude_user=user)
+    except ValidationError as error:
+        raise ValidationError({"display_name": error.error_list}) from error
+    _check_choices(avatar=avatar, language=language)
+    try:
+        with transaction.atomic():
+            locked = User.objects.select_for_update().get(pk=user.pk)
+            profile = Profile.objects.select_for_update().get(user=locked)
+            if not profile.guest:
+                raise ValidationError(_("You have an account already."), code="not_guest")
+            locked.username = User.normalize_username(username)
+            locked.email = User.objects.normalize_email(email)
+            locked.set_password(password)
+            locked.save(update_fields=["username", "email", "password"])
+            profile.display_name, profile.avatar, profile.language = display_name, avatar, language
+            profile.guest = False
+            profile.save(update_fields=["display_name", "avatar", "language", "guest"])
+    except IntegrityError as error:  # a concurrent sign-up took the name first
+        raise _taken_error() from error
+    locked.profile = profile
+    from apps.tables.services import person_renamed
+
+    person_renamed(user_id=locked.pk)
+    return locked
+
+
+def guest_idle_limit() -> timedelta:
+    return timedelta(seconds=settings.GUEST_IDLE_SECONDS)
+
+
+def delete_idle_guests(*, now: datetime | None = None) -> int:
+    """Delete guests who never signed up, have no table left (they host none, sit at no open
+    one, hold no table socket) and did nothing for ``GUEST_IDLE_SECONDS``. The beat sweep
+    calls this after it has deleted their finished practice tables."""
+    from apps.tables.models import Connection, Table
+
+    now = now or timezone.now()
+    cutoff = now - guest_idle_limit()
+    idle = (User.objects.filter(profile__guest=True, last_login__lte=cutoff)
+            .filter(hosted_tables__isnull=True)
+            .exclude(seats__table__state__in=[Table.State.WAITING, Table.State.PLAYING])
+            .exclude(pk__in=Connection.objects.values("user_id")))
+    deleted = 0
+    for user_id in list(idle.values_list("pk", flat=True)[:500]):
+        with transaction.atomic():
+            # Checked again under the row lock: a guest who opened a practice table since the
+            # query keeps their account.
+            user = User.objects.select_for_update().filter(pk=user_id).first()
+            if user is None or user.last_login is None or user.last_login > cutoff \
+                    or Table.objects.filter(host=user).exists():
+                continue
+            user.delete()
+            deleted += 1
+    return deleted

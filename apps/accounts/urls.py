@@ -6,6 +6,7 @@ app_name = "accounts"
 
 urlpatterns = [
     path("signup/", views.sign_up, name="signup"),
+    path("guest/", views.continue_as_guest, name="guest"),
     path("login/", views.SignInView.as_view(), name="login"),
     path("logout/", views.SignOutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),

@@ -1,8 +1,7 @@
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, update_session_auth_hash
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render, resolve_url
 from django.urls import reverse_lazy
@@ -12,6 +11,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from apps.accounts import services
+from apps.accounts.decorators import account_required
 from apps.accounts.forms import (
     LanguageForm,
     ProfileForm,
@@ -19,6 +19,8 @@ from apps.accounts.forms import (
     SignUpForm,
     TableOptionsForm,
 )
+from apps.accounts.ratelimit import client_address
+from apps.accounts.selectors import is_guest
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -41,25 +43,32 @@ def _add_errors(form, error: ValidationError) -> None:
 
 
 def sign_up(request):
-    if request.user.is_authenticated:
+    """Sign up; from a guest session, the guest's own user row becomes the account, so their
+    seats and tables stay theirs and they stay signed in."""
+    guest = is_guest(request.user)
+    if request.user.is_authenticated and not guest:
         return redirect(_next_url(request))
     if request.method == "POST":
         form = SignUpForm(request.POST, language=request.LANGUAGE_CODE)
         if form.is_valid():
             data = form.cleaned_data
+            fields = {"username": data["username"], "email": data["email"],
+                      "password": data["password1"], "display_name": data["display_name"],
+                      "avatar": data["avatar"], "language": data["language"]}
             try:
-                user = services.sign_up(
-                    username=data["username"],
-                    email=data["email"],
-                    password=data["password1"],
-                    display_name=data["display_name"],
-                    avatar=data["avatar"],
-                    language=data["language"],
-                )
+                if guest:
+                    user = services.convert_guest(user=request.user, **fields)
+                else:
+                    user = services.sign_up(**fields)
             except ValidationError as error:
                 _add_errors(form, error)
             else:
-                login(request, user, backend=MODEL_BACKEND)
+                if guest:
+                    # The password changed: keep this session (and what it knows, such as the
+                    # tables whose code it has) signed in.
+                    update_session_auth_hash(request, user)
+                else:
+                    login(request, user, backend=MODEL_BACKEND)
                 messages.success(
                     request,
                     _("Welcome to the club, %(name)s!") % {"name": user.profile.display_name},
@@ -69,10 +78,26 @@ def sign_up(request):
                 return response
     else:
         form = SignUpForm(language=request.LANGUAGE_CODE)
-    return render(request, "accounts/signup.html", {"form": form, "next": _next_url(request)})
+    return render(request, "accounts/signup.html",
+                  {"form": form, "next": _next_url(request), "guest": guest})
 
 
-@login_required
+@require_POST
+def continue_as_guest(request):
+    """Continue as a guest (e.g. to watch a public table from its link): a guest session, then
+    back to where the visitor was."""
+    if not request.user.is_authenticated:
+        try:
+            user = services.start_guest(language=request.LANGUAGE_CODE,
+                                        address=client_address(request))
+        except services.GuestRefused as err:
+            messages.error(request, err.message)
+            return redirect(_next_url(request))
+        login(request, user, backend=MODEL_BACKEND)
+    return redirect(_next_url(request))
+
+
+@account_required
 def profile(request):
     current = services.ensure_profile(request.user)
     if request.method == "POST":
@@ -107,7 +132,7 @@ def _profile_page(request, current, *, form=None, options_form=None):
                    "history": match_history(user=request.user, page=request.GET.get("page"))})
 
 
-@login_required
+@account_required
 @require_POST
 def table_options(request):
     current = services.ensure_profile(request.user)
@@ -123,7 +148,7 @@ def table_options(request):
     return _profile_page(request, current, options_form=form)
 
 
-@login_required
+@account_required
 @require_POST
 def profile_language(request):
     form = LanguageForm(request.POST)
@@ -154,6 +179,12 @@ class SignInView(auth_views.LoginView):
     template_name = "accounts/login.html"
     authentication_form = SignInForm
     redirect_authenticated_user = True
+
+    def dispatch(self, request, *args, **kwargs):
+        # A guest who has an account after all may sign in to it: the guest session gives way
+        # (what the guest played stays with the guest, and goes with it).
+        self.redirect_authenticated_user = not is_guest(request.user)
+        return super().dispatch(request, *args, **kwargs)
 
 
 class SignOutView(auth_views.LogoutView):

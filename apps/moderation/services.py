@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.accounts.selectors import is_guest
 from apps.tables import services as tables
 from apps.tables.models import Round, Seat, Table
 from apps.tables.services import ServiceError
@@ -192,6 +193,10 @@ def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
                                code="not_seated")
         if seat.leaving:
             raise ServiceError(_("Only the players at this table can chat."), code="not_seated")
+        if table.host_id != user.pk and is_guest(user):
+            # A guest's name is nobody's: what they say at other people's tables could not be
+            # answered for.
+            raise ServiceError(_("Sign up to chat at other people's tables."), code="guest")
         recent = ChatMessage.objects.filter(user=user, table=table,
                                             created_at__gt=now - CHAT_WINDOW).count()
         if recent >= CHAT_LIMIT:

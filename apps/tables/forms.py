@@ -134,3 +134,29 @@ class QuickPlayForm(forms.Form):
         # The four-player games ignore the field (a browser without JS still sends it).
         players = None if data["preset"] in FOUR_ONLY else data.get("players")
         return {"preset": data["preset"], "players": players}
+
+
+#: The practice form's clock choices (seconds per move); "" is no time limit.
+PRACTICE_CLOCKS = [("", _("No time limit")), ("15", _("15 s per move")),
+                   ("30", _("30 s per move")), ("45", _("45 s per move")),
+                   ("60", _("60 s per move"))]
+
+
+class PracticeForm(forms.Form):
+    """Play against bots now (seeds 002/003): the game, its player count where it has a
+    choice, the bots' level and the clock; everything else is the game's default."""
+
+    preset = forms.ChoiceField(label=_("Game"), choices=PRESET_CHOICES, initial="partners")
+    players = forms.TypedChoiceField(
+        label=_("Players, you included"), required=False, coerce=int, empty_value=None,
+        choices=[("2", _("2: you and 1 bot")), ("3", _("3: you and 2 bots")),
+                 ("4", _("4: you and 3 bots"))], initial="4",
+        help_text=_("Only draw, block, all fives and tranca may have 2 or 3 players."))
+    bot_level = forms.ChoiceField(label=_("Bot level"), choices=BOT_LEVELS, initial="easy")
+    turn_seconds = forms.TypedChoiceField(label=_("Clock"), choices=PRACTICE_CLOCKS,
+                                          required=False, coerce=int, empty_value=None)
+
+    def service_kwargs(self) -> dict:
+        data = self.cleaned_data
+        return {"preset": data["preset"], "players": data.get("players"),
+                "bot_level": data["bot_level"], "turn_seconds": data.get("turn_seconds")}

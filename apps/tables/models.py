@@ -96,7 +96,13 @@ class Table(models.Model):
     closed_reason = models.CharField(max_length=200, blank=True)
 
     class Meta:
-        indexes = [models.Index(fields=["public", "state", "hidden"])]
+        indexes = [
+            models.Index(fields=["public", "state", "hidden"]),
+            # The beat sweep looks for practice tables past their lifetime or closed every
+            # second; practice tables are few and short-lived, so this stays small.
+            models.Index(fields=["state", "created_at"], condition=Q(practice=True),
+                         name="table_practice_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.name or self.code

@@ -40,11 +40,17 @@ def lobby_tables() -> list[Table]:
     return list(
         # A table nobody holds open (its last person left the page) leaves the lobby at once.
         Table.objects.filter(public=True, hidden=False, state=Table.State.WAITING,
-                             empty_since__isnull=True)
+                             empty_since__isnull=True, practice=False)
         .annotate(free=Count("seats", filter=Q(seats__user__isnull=True,
                                                 seats__is_bot=False)))
         .filter(free__gt=0).select_related("host").order_by("-created_at")[:100]
     )
+
+
+def counted_tables():
+    """The tables whose results count (ratings, leagues, coins: later issues): every table but
+    practice ones. ``Table.practice`` is the one predicate; use this rather than repeating it."""
+    return Table.objects.filter(practice=False)
 
 
 def tables_of(user) -> list[Table]:

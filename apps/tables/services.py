@@ -19,13 +19,14 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.rules.engine import END_NAMES, move_dict
 from apps.rules.engine import Match as EngineMatch
 from apps.rules.errors import RuleError
-from apps.rules.presets import make_rules
+from apps.rules.presets import Rules, make_rules
 from apps.rules.tiles import parse_tile
 
 from . import game, state
@@ -274,9 +275,25 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
                  public: bool = False, allow_bots: bool = False, bot_level: str = "medium",
                  bot_think_ms: int = 1000, name: str = "",
                  watchers_allowed: bool = True) -> Table:
-    """Open a table; the host takes seat 0. Inconsistent options are refused with the reason."""
+    """Open a table; the host takes seat 0. Inconsistent options are refused with the reason.
+    Guests may only practise (:func:`open_practice`)."""
     _require_signed_in(host)
+    _require_account(host, _("Sign up to open a table for friends: your practice games stay "
+                             "yours."))
     _require_not_banned(host)
+    options, rules = _checked_options(preset, players, options)
+    if not 0 <= bot_think_ms <= 10_000:
+        raise ServiceError(_("Bots think between 0 and 10 seconds."), code="bad_options")
+    name = _clean_name(name)
+    with transaction.atomic():
+        return _new_table(host=host, preset=preset, rules=rules, options=options,
+                          public=public, allow_bots=allow_bots, bot_level=bot_level,
+                          bot_think_ms=bot_think_ms, name=name,
+                          watchers_allowed=bool(watchers_allowed))
+
+
+def _checked_options(preset: str, players: int | None,
+                     options: dict | None) -> tuple[dict, Rules]:
     # None means "the preset's default", except for the turn time, where it means no limit.
     options = {k: v for k, v in (options or {}).items()
                if v is not None or k == "turn_seconds"}
@@ -284,29 +301,142 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
         rules = make_rules({"preset": preset, **options}, players)
     except RuleError as err:
         raise ServiceError(rule_message(err), code="bad_options") from err
-    if not 0 <= bot_think_ms <= 10_000:
-        raise ServiceError(_("Bots think between 0 and 10 seconds."), code="bad_options")
-    name = _clean_name(name)
-    with transaction.atomic():
-        for _attempt in range(5):
-            try:
-                with transaction.atomic():
-                    table = Table.objects.create(
-                        host=host, preset=preset, players=rules.players, options=options,
-                        public=public, allow_bots=allow_bots, bot_level=bot_level,
-                        bot_think_ms=bot_think_ms, name=name,
-                        watchers_allowed=bool(watchers_allowed))
-                break
-            except IntegrityError:  # an invite code collision: draw another
-                continue
-        else:
-            raise ServiceError(_("Could not open a table; try again."), code="retry")
-        Seat.objects.bulk_create(Seat(table=table, index=i) for i in range(rules.players))
-        # Away until their first socket opens: a seat's away_since is its presence.
-        now = timezone.now()
-        Seat.objects.filter(table=table, index=0).update(user=host, joined_at=now,
-                                                         away_since=now)
+    return options, rules
+
+
+def _new_table(*, host, preset: str, rules: Rules, options: dict, **fields) -> Table:
+    """The table row (a fresh invite code), its empty seats and the host in seat 0."""
+    for _attempt in range(5):
+        try:
+            with transaction.atomic():
+                table = Table.objects.create(host=host, preset=preset, players=rules.players,
+                                             options=options, **fields)
+            break
+        except IntegrityError:  # an invite code collision: draw another
+            continue
+    else:
+        raise ServiceError(_("Could not open a table; try again."), code="retry")
+    Seat.objects.bulk_create(Seat(table=table, index=i) for i in range(rules.players))
+    # Away until their first socket opens: a seat's away_since is its presence.
+    now = timezone.now()
+    Seat.objects.filter(table=table, index=0).update(user=host, joined_at=now, away_since=now)
     return table
+
+
+def _require_account(user, message: str) -> None:
+    from apps.accounts.selectors import is_guest
+
+    if is_guest(user):
+        raise ServiceError(message, code="guest")
+
+
+#: A table's states before it closes.
+RUNNING = (Table.State.WAITING, Table.State.PLAYING)
+
+
+def practice_max_age() -> timedelta:
+    from django.conf import settings
+
+    return timedelta(seconds=settings.PRACTICE_MAX_AGE_SECONDS)
+
+
+def open_practice(*, user: User | None = None, language: str = "", preset: str,
+                  players: int | None = None, bot_level: str = "easy",
+                  turn_seconds: int | None = None, address: str | None = None) -> Table:
+    """Practice against bots (seeds 002/003, "contra la máquina"): a table for one person, the
+    other seats filled with bots at ``bot_level``, the match started at once.
+
+    Practice tables count for nothing: ``Table.practice`` is the predicate that rating, league
+    and coin code must exclude on. They are invite-only, never listed, and deleted when their
+    person leaves (``close_empty``) or at the latest ``PRACTICE_MAX_AGE_SECONDS`` after they
+    opened (``sweep``).
+
+    ``user`` None makes a guest in ``language`` first (``apps.accounts.services.start_guest``),
+    in the same transaction: the caller signs ``table.host`` in. A person has one open practice
+    table: opening another ends the previous one. At most ``PRACTICE_TABLES_PER_ADDRESS`` are
+    open per client ``address`` (``Table.opened_from``).
+    """
+    from django.conf import settings
+
+    from apps.accounts import services as accounts
+    from apps.accounts.models import Profile
+    from apps.bots import LEVELS
+
+    if bot_level not in LEVELS:
+        raise ServiceError(_("Pick one of the bot levels shown."), code="bad_options")
+    options, rules = _checked_options(preset, players, {"turn_seconds": turn_seconds})
+    if user is not None:
+        _require_signed_in(user)
+        _require_not_banned(user)
+    with transaction.atomic():
+        if user is not None:
+            # One practice table per person, even from two tabs at once.
+            User.objects.select_for_update().filter(pk=user.pk).first()
+        if address:
+            _lock_address(address)
+            open_here = Table.objects.filter(practice=True, state__in=RUNNING,
+                                             opened_from=address)
+            if user is not None:
+                open_here = open_here.exclude(host=user)
+            if open_here.count() >= settings.PRACTICE_TABLES_PER_ADDRESS:
+                raise ServiceError(_("Too many practice tables are open from your network. "
+                                     "Try again in a few minutes."), code="practice_limit")
+        if user is None:
+            try:
+                user = accounts.start_guest(language=language, address=address)
+            except accounts.GuestRefused as err:
+                raise ServiceError(err.message, code=err.code) from err
+        previous = Table.objects.filter(host=user, practice=True, state__in=RUNNING)
+        for table_id in list(previous.values_list("pk", flat=True)):
+            _end_practice(table_id=table_id, reason="practice_replaced")
+        accounts.touch_guest(user)
+        think = Profile.objects.filter(user=user).values_list("bot_think_ms", flat=True).first()
+        table = _new_table(host=user, preset=preset, rules=rules, options=options,
+                           public=False, allow_bots=True, bot_level=bot_level,
+                           bot_think_ms=1000 if think is None else think, practice=True,
+                           opened_from=address or None)
+        now = timezone.now()
+        Seat.objects.filter(table=table, index__gt=0).update(is_bot=True, bot_level=bot_level,
+                                                             joined_at=now)
+        table = _locked(table.pk)
+        # Nobody holds a socket yet: if the page never opens one, the table goes as an
+        # abandoned one does (close_empty).
+        table.state, table.empty_since = Table.State.PLAYING, now
+        table.save(update_fields=["state", "empty_since"])
+        events, match, engine = _begin_match(table, number=1)
+        _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+    return table
+
+
+def _lock_address(address: str) -> None:
+    """Serialize practice openings from one address, so that its limit holds under races
+    (PostgreSQL; SQLite writes one at a time anyway)."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    import zlib
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)",
+                       [0x5052, zlib.crc32(address.encode()) - 2**31])
+
+
+def _end_practice(*, table_id: int, reason: str, now: datetime | None = None) -> Outcome:
+    """Close a practice table, so that a page still open shows why; the sweep deletes it."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        _require_open(table)
+        table.state, table.closed_at, table.closed_reason = Table.State.CLOSED, now, reason
+        table.save(update_fields=["state", "closed_at", "closed_reason"])
+        return _bump(table, [{"kind": "closed", "reason": reason}], now=now)
+
+
+def _delete_table(table: Table) -> None:
+    """A practice table goes with every row it has (seats, matches, rounds, moves, events,
+    connections, chat): it counts for nothing, so nothing of it is kept."""
+    Table.objects.filter(pk=table.pk).delete()
 
 
 def find_by_code(code: str) -> Table:
@@ -330,6 +460,7 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
         _require_open(table)
         if table.seats.filter(user=user).exists():
             raise ServiceError(_("You are already seated here."), code="already_seated")
+        _refuse_practice(table)
         invited = Invitation.objects.filter(table=table, invitee=user).first()
         if not (table.public or (code and code.upper() == table.code) or invited):
             raise ServiceError(_("This table is by invitation only."), code="invite_only")
@@ -367,6 +498,12 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
                 and not any(s.empty for s in _seats(table)):
             return _start_now(table, events)
         return _bump(table, events)
+
+
+def _refuse_practice(table: Table) -> None:
+    if table.practice:
+        raise ServiceError(_("A practice table is for one person against bots."),
+                           code="practice")
 
 
 def _round_in_progress(table: Table) -> bool:
@@ -483,6 +620,7 @@ def invite(*, user, table_id: int, display_name: str) -> Invitation:
         table = _locked(table_id)
         _require_host(table, user)
         _require_open(table)
+        _refuse_practice(table)
         invitee = user_by_display_name(display_name)
         if invitee is None:
             raise ServiceError(_("Nobody is called %(name)s.") % {"name": display_name},
@@ -1381,14 +1519,18 @@ def stand_in(*, table_id: int, seat_index: int, now: datetime | None = None) -> 
                      now=now)
 
 
-def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome:
-    """Nobody came back for 2 minutes: the table closes; its history stays."""
+def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome | None:
+    """Nobody came back for 2 minutes: the table closes; its history stays. A practice table
+    is deleted instead (None): its person has left, and it counts for nothing."""
     now = now or timezone.now()
     with transaction.atomic():
         table = _locked(table_id)
         if table.state == Table.State.CLOSED or table.empty_since is None \
                 or table.empty_since + _empty_limit() > now:
             raise NotDue()
+        if table.practice:
+            _delete_table(table)
+            return None
         table.state, table.closed_at = Table.State.CLOSED, now
         table.closed_reason = "empty"
         table.save(update_fields=["state", "closed_at", "closed_reason"])
@@ -1399,7 +1541,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     """Beat's guarantee behind the per-turn timers: act on everything due, through the
     services, each in its own transaction. Indexed columns find the work."""
     now = now or timezone.now()
-    done = {"deadlines": 0, "standins": 0, "closed": 0}
+    done = {"deadlines": 0, "standins": 0, "closed": 0, "practice_deleted": 0}
     done["expired"] = expire_leases(now=now)
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
                                turn_deadline__lte=now).values_list("pk", flat=True)
@@ -1430,11 +1572,40 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
         state=Table.State.CLOSED).values_list("pk", flat=True)
     for table_id in list(empty[:500]):
         try:
-            close_empty(table_id=table_id, now=now)
-            done["closed"] += 1
+            kept = close_empty(table_id=table_id, now=now)
+            done["closed" if kept is not None else "practice_deleted"] += 1
         except ServiceError:
             pass
+    done["practice_deleted"] += _sweep_practice(now=now)
+    from apps.accounts.services import delete_idle_guests
+
+    done["guests_deleted"] = delete_idle_guests(now=now)
     return done
+
+
+def _sweep_practice(*, now: datetime) -> int:
+    """Practice tables past their lifetime close (a page still open says why); closed ones are
+    deleted once no socket is open at them, or an empty-table limit after closing at the
+    latest. Returns how many were deleted."""
+    old = Table.objects.filter(practice=True, state__in=RUNNING,
+                               created_at__lte=now - practice_max_age())
+    for table_id in list(old.values_list("pk", flat=True)[:500]):
+        try:
+            _end_practice(table_id=table_id, reason="practice_expired", now=now)
+        except ServiceError:
+            pass
+    closed = Table.objects.filter(practice=True, state=Table.State.CLOSED).filter(
+        Q(connections__isnull=True) | Q(closed_at__lte=now - _empty_limit())
+    ).values_list("pk", flat=True).distinct()
+    deleted = 0
+    for table_id in list(closed[:500]):
+        with transaction.atomic():
+            table = Table.objects.select_for_update().filter(
+                pk=table_id, practice=True, state=Table.State.CLOSED).first()
+            if table is not None:
+                _delete_table(table)
+                deleted += 1
+    return deleted
 
 
 # -- staff ------------------------------------------------------------------------------------
@@ -1447,6 +1618,18 @@ def _require_not_banned(user) -> None:
     ban = active_ban(user)
     if ban is not None:
         raise ServiceError(ban_message(ban), code="banned")
+
+
+def person_renamed(*, user_id: int) -> int:
+    """A person's name changed (signing up from a guest session): each open table they sit at
+    gets a new version, so that its pages show the new name (a snapshot keeps the names it
+    was built with). Returns how many tables."""
+    tables = (Seat.objects.filter(user_id=user_id, table__state__in=RUNNING)
+              .values_list("table_id", flat=True).distinct())
+    ids = sorted(set(tables))
+    for table_id in ids:
+        touch(table_id=table_id, events=[{"kind": "player_renamed"}])
+    return len(ids)
 
 
 def touch(*, table_id: int, events: list[dict]) -> Outcome:

@@ -159,7 +159,19 @@ def closed_sentence(table: Table) -> str:
         return _("Closed by staff: %(reason)s") % {"reason": reason[len("staff:"):].strip()}
     if reason == "empty":
         return _("Closed: nobody was at the table.")
+    if reason == "practice_replaced":
+        return _("Closed: you opened another practice table.")
+    if reason == "practice_expired":
+        return _("Closed: a practice table lasts at most %(hours)s hours.") % {
+            "hours": _practice_hours()}
     return _("This table is closed.")
+
+
+def _practice_hours() -> str:
+    from django.conf import settings
+
+    hours = settings.PRACTICE_MAX_AGE_SECONDS / 3600
+    return f"{hours:g}"
 
 
 def _ms(moment) -> int | None:

@@ -9,6 +9,7 @@ urlpatterns = [
     path("lobby/", views.lobby, name="lobby"),
     path("tables/new/", views.create, name="create"),
     path("play/", views.quick_play, name="quick_play"),
+    path("practice/", views.practice, name="practice"),
     path("t/<str:code>/", views.table_page, name="table"),
     path("t/<str:code>/join/", views.join, name="join"),
     path("t/<str:code>/leave/", views.leave, name="leave"),

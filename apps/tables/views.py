@@ -7,6 +7,7 @@ shown with django's messages framework or as a form error.
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import Http404, JsonResponse
@@ -16,15 +17,20 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.accounts.decorators import account_required, signup_url
 from apps.accounts.models import GAME_SPEEDS, TILE_SIZES
+from apps.accounts.ratelimit import client_address
+from apps.accounts.selectors import is_guest
 from apps.realtime.consumers import KNOWN_TABLES_KEY, MAX_FRAME
 
 from . import selectors, services
 from .forms import (
+    FOUR_ONLY,
     PRESET_HELP,
     CodeForm,
     CreateTableForm,
     InviteForm,
+    PracticeForm,
     QuickPlayForm,
     TableNameForm,
 )
@@ -67,23 +73,65 @@ def _remember(request, table: Table) -> None:
 
 # -- pages -------------------------------------------------------------------------------------
 
+#: Public tables shown on the home page; the lobby page lists them all.
+HOME_LOBBY_ROWS = 8
+MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
 def home(request):
-    context: dict = {}
-    status = 200
+    code_form = None
     if request.user.is_authenticated:
-        form = CodeForm(request.POST or None)
+        code_form = CodeForm(request.POST or None)
         if request.method == "POST":
-            response, status = _enter_code(request, form)
+            response, status = _enter_code(request, code_form)
             if response is not None:
                 return response
+            return _home_page(request, code_form=code_form, status=status)
+    elif request.method == "POST":
+        return redirect(f"{reverse('accounts:login')}?next={reverse('home')}")
+    return _home_page(request, code_form=code_form)
+
+
+def _home_page(request, *, code_form: CodeForm | None = None,
+               practice_form: PracticeForm | None = None, status: int = 200):
+    """The home page, phone first: practice against bots, (quick play), the code, your
+    invitations and tables when signed in, sign in / sign up otherwise, and the lobby."""
+    signed_in = request.user.is_authenticated
+    context: dict = {
+        "practice_form": practice_form or PracticeForm(),
+        "four_only": list(FOUR_ONLY),
+        "lobby_rows": selectors.lobby_rows()[:HOME_LOBBY_ROWS],
+        "guest": is_guest(request.user),
+    }
+    if signed_in:
         context.update(
-            code_form=form,
+            code_form=code_form or CodeForm(),
             invitations=selectors.invitations_for(request.user),
             my_tables=selectors.tables_of(request.user),
         )
-    elif request.method == "POST":
-        return redirect(f"{reverse('accounts:login')}?next={reverse('home')}")
     return render(request, "tables/home.html", context, status=status)
+
+
+@require_POST
+def practice(request):
+    """Play against bots now: one click from the home page to a started match. A visitor
+    without an account becomes a guest on the way (made by the same service call)."""
+    form = PracticeForm(request.POST)
+    if not form.is_valid():
+        return _home_page(request, practice_form=form, status=400)
+    signed_in = request.user.is_authenticated
+    try:
+        table = services.open_practice(
+            user=request.user if signed_in else None, language=request.LANGUAGE_CODE,
+            address=client_address(request), **form.service_kwargs())
+    except ServiceError as err:
+        form.add_error(None, err.message)
+        return _home_page(request, practice_form=form,
+                          status=429 if err.code in ("practice_limit", "guest_limit") else 400)
+    if not signed_in:
+        login(request, table.host, backend=MODEL_BACKEND)
+    _remember(request, table)
+    return redirect("tables:table", code=table.code)
 
 
 def _enter_code(request, form: CodeForm):
@@ -113,7 +161,7 @@ def lobby(request):
     return render(request, "tables/lobby.html", {"rows": selectors.lobby_rows()})
 
 
-@login_required
+@account_required
 def create(request):
     # The host's own minimum bot think time (profile) is where the form starts.
     think = getattr(getattr(request.user, "profile", None), "bot_think_ms", None)
@@ -189,6 +237,11 @@ def table_page(request, code: str):
         "sounds_url": static("sounds/"),
         "tile_sizes": TILE_SIZES,
         "game_speeds": GAME_SPEEDS,
+        "guest": is_guest(request.user),
+        "signup_url": signup_url(reverse("tables:table", args=[table.code])),
+        # A visitor with the link of a public table can watch once they have a session.
+        "watch_as_guest": (not request.user.is_authenticated and table.public
+                           and table.state != Table.State.CLOSED),
     }
     return render(request, "tables/table.html", context)
 

@@ -151,6 +151,23 @@ def test_every_page_passes_the_content_security_policy(run_site, monkeypatch):
             assert anonymous.page.locator("html").get_attribute("lang") == "pt-br"
             anonymous.collect()
 
+            # A visitor practises (practice.js) and lands at the table page as a guest, whose
+            # socket opens; another watches a public table as a guest.
+            visitor = Visitor(browser, site.base_url, None, found)
+            page = visitor.open("/")
+            page.select_option("#id_preset", "draw")
+            visitor.collect()
+            with page.expect_navigation():
+                page.click("#practice-form button[type=submit]")
+            page.wait_for_selector("#status.ok", timeout=15000)
+            visitor.collect()
+            watcher = Visitor(browser, site.base_url, None, found)
+            page = watcher.open(table_url)
+            with page.expect_navigation():
+                page.click(".watch-guest button[type=submit]")
+            page.wait_for_selector(".guest-note", timeout=15000)
+            watcher.collect()
+
             eva = Visitor(browser, site.base_url, made["sessions"]["eva"], found)
             page = eva.open("/")  # the home page's ws/me/ socket
             page.wait_for_timeout(500)

@@ -9,7 +9,8 @@ TITLES = {
 
 
 @pytest.mark.parametrize("language", TITLES)
-def test_home_is_translated_from_accept_language(client, language):
+def test_home_is_translated_from_accept_language(client, db, language):
+    # db: the home page lists the lobby's public tables, for visitors too.
     response = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE=language)
     assert response.status_code == 200
     html = response.content.decode()
@@ -18,7 +19,7 @@ def test_home_is_translated_from_accept_language(client, language):
     assert response["Content-Language"] == language
 
 
-def test_home_falls_back_to_default_language(client, settings):
+def test_home_falls_back_to_default_language(client, db, settings):
     response = client.get(reverse("home"), HTTP_ACCEPT_LANGUAGE="de")
     assert response.status_code == 200
     assert response["Content-Language"] == settings.LANGUAGE_CODE
