@@ -159,6 +159,10 @@ def closed_sentence(table: Table) -> str:
         return _("Closed by staff: %(reason)s") % {"reason": reason[len("staff:"):].strip()}
     if reason == "empty":
         return _("Closed: nobody was at the table.")
+    if reason == "unfilled":
+        return _("Cancelled: the table did not fill in time.")
+    if reason == "host_left":
+        return _("Cancelled: the player who opened it stood up.")
     return _("This table is closed.")
 
 

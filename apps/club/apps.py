@@ -1,0 +1,11 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ClubConfig(AppConfig):
+    name = "apps.club"
+    verbose_name = _("Club")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from apps.club import signals  # noqa: F401  (connects the receivers)

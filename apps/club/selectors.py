@@ -1,0 +1,102 @@
+"""Reads of the club's economy: balances, levels, the ledger, stake tables, the invariant."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Sum
+
+from . import numbers
+from .models import LedgerEntry, Stake, Wallet
+
+
+def level_for(xp: int) -> int:
+    """Level L is reached at LEVEL_STEP * L * (L - 1) / 2 experience (numbers.py)."""
+    level = 1
+    while xp >= xp_for_level(level + 1):
+        level += 1
+    return level
+
+
+def xp_for_level(level: int) -> int:
+    return numbers.LEVEL_STEP * level * (level - 1) // 2
+
+
+@dataclass(frozen=True)
+class Standing:
+    coins: int
+    xp: int
+    level: int
+    level_xp: int  # experience at which this level began
+    next_level_xp: int
+    entries: list[LedgerEntry]
+    may_claim_daily: bool
+
+    @property
+    def progress_percent(self) -> int:
+        span = self.next_level_xp - self.level_xp
+        return int(100 * (self.xp - self.level_xp) / span) if span else 100
+
+
+def standing(user, *, rows: int = numbers.PROFILE_LEDGER_ROWS) -> Standing:
+    wallet = Wallet.objects.filter(pk=user.pk).first()
+    coins, xp = (wallet.coins, wallet.xp) if wallet else (0, 0)
+    level = level_for(xp)
+    entries = list(LedgerEntry.objects.filter(user=user).select_related("table")[:rows])
+    return Standing(coins=coins, xp=xp, level=level, level_xp=xp_for_level(level),
+                    next_level_xp=xp_for_level(level + 1), entries=entries,
+                    may_claim_daily=coins < numbers.DAILY_FLOOR)
+
+
+def balance(user) -> int:
+    return Wallet.objects.filter(pk=user.pk).values_list("coins", flat=True).first() or 0
+
+
+def open_stake_tables():
+    """Stake tables waiting for people, cheapest first, with their seats."""
+    return (Stake.objects.filter(state=Stake.State.OPEN, table__state="waiting",
+                                 table__hidden=False)
+            .select_related("table", "table__host__profile")
+            .prefetch_related("table__seats")
+            .order_by("entry", "created_at"))
+
+
+def stake_of(table_id: int) -> Stake | None:
+    return Stake.objects.filter(table_id=table_id).first()
+
+
+def coin_totals() -> dict[str, int]:
+    """The invariant's three sums: wallets + escrow must equal minted."""
+    wallets = Wallet.objects.aggregate(s=Sum("coins"))["s"] or 0
+    escrow = Stake.objects.aggregate(s=Sum("escrow"))["s"] or 0
+    minted = LedgerEntry.objects.filter(reason__in=LedgerEntry.MINTED) \
+        .aggregate(s=Sum("coins"))["s"] or 0
+    return {"wallets": wallets, "escrow": escrow, "minted": minted}
+
+
+def wallet_problems() -> list[str]:
+    """Every way the caches disagree with the ledger: wallets with their sums, each stake's
+    escrow with its entries, and the invariant. Empty when all is well."""
+    problems = []
+    sums = {row["user_id"]: row for row in LedgerEntry.objects.values("user_id")
+            .annotate(coins=Sum("coins"), xp=Sum("xp"))}
+    for wallet in Wallet.objects.all():
+        row = sums.pop(wallet.pk, {"coins": 0, "xp": 0})
+        if (wallet.coins, wallet.xp) != (row["coins"], row["xp"]):
+            problems.append(f"wallet {wallet.pk}: {wallet.coins}/{wallet.xp}, ledger "
+                            f"{row['coins']}/{row['xp']}")
+    for user_id in sums:
+        problems.append(f"user {user_id} has ledger rows and no wallet")
+    held = {row["table_id"]: -row["coins"] for row in LedgerEntry.objects
+            .filter(reason__in=LedgerEntry.ESCROW).values("table_id")
+            .annotate(coins=Sum("coins"))}
+    for stake in Stake.objects.all():
+        if stake.escrow != held.get(stake.table_id, 0):
+            problems.append(f"stake {stake.table_id}: escrow {stake.escrow}, entries "
+                            f"{held.get(stake.table_id, 0)}")
+        if stake.state in (Stake.State.PAID, Stake.State.CANCELLED) and stake.escrow:
+            problems.append(f"stake {stake.table_id} is {stake.state} with {stake.escrow}")
+    totals = coin_totals()
+    if totals["wallets"] + totals["escrow"] != totals["minted"]:
+        problems.append(f"invariant: {totals}")
+    return problems
