@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Sum
+from django.db.models import Count, Q, Sum
 
 from . import numbers
 from .models import LedgerEntry, Stake, Wallet
@@ -33,9 +33,16 @@ class Standing:
     may_claim_daily: bool
 
     @property
+    def level_span(self) -> int:
+        return self.next_level_xp - self.level_xp
+
+    @property
+    def level_progress(self) -> int:
+        return self.xp - self.level_xp
+
+    @property
     def progress_percent(self) -> int:
-        span = self.next_level_xp - self.level_xp
-        return int(100 * (self.xp - self.level_xp) / span) if span else 100
+        return int(100 * self.level_progress / self.level_span) if self.level_span else 100
 
 
 def standing(user, *, rows: int = numbers.PROFILE_LEDGER_ROWS) -> Standing:
@@ -57,7 +64,7 @@ def open_stake_tables():
     return (Stake.objects.filter(state=Stake.State.OPEN, table__state="waiting",
                                  table__hidden=False)
             .select_related("table", "table__host__profile")
-            .prefetch_related("table__seats")
+            .annotate(free=Count("table__seats", filter=Q(table__seats__user__isnull=True)))
             .order_by("entry", "created_at"))
 
 

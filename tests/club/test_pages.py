@@ -1,0 +1,58 @@
+"""The club's pages: the profile section, the daily grant, stake tables."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from apps.club import numbers, selectors
+from apps.club.models import Stake
+from apps.tables.models import Table
+
+from .test_stakes import drain
+
+pytestmark = pytest.mark.usefixtures("sound_books")
+
+
+@pytest.fixture
+def ana_client(client, people):
+    client.force_login(people["ana"])
+    return client
+
+
+def test_the_profile_shows_balance_level_and_ledger(ana_client, people):
+    page = ana_client.get(reverse("accounts:profile")).content.decode()
+    assert 'id="club-balance"' in page and str(numbers.START_COINS) in page
+    assert 'id="club-level">1<' in page
+    assert "club-ledger" in page and "Collect" not in page
+    assert "style=" not in page and "<script>" not in page
+
+
+def test_the_daily_grant_from_the_profile(ana_client, people):
+    response = ana_client.post(reverse("club:daily"), follow=True)
+    assert str(numbers.DAILY_FLOOR) in response.content.decode()  # refused: above the floor
+    drain(people["ana"], 10)
+    assert reverse("club:daily") in ana_client.get(
+        reverse("accounts:profile")).content.decode()
+    ana_client.post(reverse("club:daily"))
+    assert selectors.balance(people["ana"]) == 10 + numbers.DAILY_COINS
+    assert ana_client.get(reverse("club:daily")).status_code == 405
+
+
+def test_open_a_stake_table_sit_and_stand_up(ana_client, client, people):
+    response = ana_client.post(reverse("club:stakes"), {"entry": 250, "preset": "partners"})
+    table = Table.objects.get(stake__isnull=False)
+    assert response.status_code == 302 and table.code in response["Location"]
+    assert selectors.balance(people["ana"]) == numbers.START_COINS - 250
+    page = ana_client.get(reverse("club:stakes")).content.decode()
+    assert "250" in page and reverse("club:stand_up", args=[table.code]) in page
+    bad = ana_client.post(reverse("club:stakes"), {"entry": 7, "preset": "partners"},
+                          follow=True)
+    assert Stake.objects.count() == 1 and "entries shown" in bad.content.decode()
+    ana_client.post(reverse("club:stand_up", args=[table.code]))
+    assert selectors.balance(people["ana"]) == numbers.START_COINS
+    assert Table.objects.get(pk=table.pk).state == Table.State.CLOSED
+
+
+def test_pages_need_an_account(client):
+    assert client.get(reverse("club:stakes")).status_code == 302
