@@ -134,6 +134,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Stake tables not started in time are cancelled and their entries refunded (apps.club).
     "club-cancel-unfilled": {"task": "apps.club.tasks.cancel_unfilled", "schedule": 15.0,
                              "options": {"expires": 15}},
+    # The weekly league's prizes; paid once per week however often this runs (apps.club).
+    "club-close-league": {"task": "apps.club.tasks.close_league", "schedule": 600.0,
+                          "options": {"expires": 600}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------

@@ -95,3 +95,80 @@ class Stake(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} ({self.entry})"
+
+
+class Rating(models.Model):
+    """A person's skill (openskill's Plackett-Luce model): one for the pair presets, one for
+    the individual presets. Provisional until ``numbers.RATING_PROVISIONAL_MATCHES``."""
+
+    class Kind(models.TextChoices):
+        PAIRS = "pairs", _("Pairs")
+        SOLO = "solo", _("Individual")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="ratings")
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    matches = models.PositiveIntegerField(default=0)
+    #: What the pages show and sort by: the conservative estimate, on a 1000-point scale.
+    shown = models.IntegerField(db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "kind"], name="rating_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.kind}: {self.shown}"
+
+
+class RatingChange(models.Model):
+    """One match's effect on one rating: the week's leaderboard sums these."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    kind = models.CharField(max_length=5, choices=Rating.Kind.choices)
+    match = models.ForeignKey("tables.Match", on_delete=models.CASCADE, related_name="+")
+    before = models.IntegerField()
+    after = models.IntegerField()
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "match"],
+                                               name="rating_change_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind}: {self.before} -> {self.after}"
+
+
+class LeaguePoints(models.Model):
+    """League points of one person for one online match, in the week (Monday, UTC) it ended."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    week = models.DateField(db_index=True)
+    match = models.ForeignKey("tables.Match", on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveSmallIntegerField()
+    points = models.PositiveIntegerField()
+    #: Bots filled a seat: the match counts at half.
+    halved = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "match"],
+                                               name="league_points_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} week {self.week}: {self.points}"
+
+
+class LeagueWeek(models.Model):
+    """A closed week: its prizes are paid (the ledger's keys make the payment itself once)."""
+
+    week = models.DateField(primary_key=True)
+    closed_at = models.DateTimeField(default=timezone.now)
+    #: [[user id, rank, points, coins], ...] as paid.
+    winners = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"week of {self.week}"

@@ -40,3 +40,23 @@ STAKE_FILL_TIME = timedelta(minutes=5)
 
 #: How many ledger rows the profile shows.
 PROFILE_LEDGER_ROWS = 10
+
+#: Ratings (openskill, Plackett-Luce): a bot seat is a fixed-strength opponent with this
+#: rating, never updated; a rating is provisional until this many rated matches.
+BOT_MU = 25.0
+BOT_SIGMA = 2.0
+RATING_PROVISIONAL_MATCHES = 10
+#: Shown rating = RATING_BASE + RATING_SCALE * (mu - 3 sigma): a new player shows 1000.
+RATING_BASE = 1000
+RATING_SCALE = 40
+LEADERBOARD_ROWS = 20
+
+#: Weekly league: points per final rank in an online match, by the number of sides; halved
+#: (exactly: every number is even) when a bot filled any seat.
+LEAGUE_POINTS: dict[int, tuple[int, ...]] = {
+    2: (8, 4),
+    3: (10, 6, 2),
+    4: (10, 6, 4, 2),
+}
+#: Coins for the week's top places (shared ranks are paid the better place's prize).
+LEAGUE_PRIZES = (1000, 600, 400, 200, 100)

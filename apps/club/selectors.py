@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
 
 from django.db.models import Count, Q, Sum
 
@@ -107,3 +108,82 @@ def wallet_problems() -> list[str]:
     if totals["wallets"] + totals["escrow"] != totals["minted"]:
         problems.append(f"invariant: {totals}")
     return problems
+
+
+# -- ratings and leaderboards -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    user_id: int
+    name: str
+    points: int
+    provisional: bool = False
+
+
+def _names(user_ids) -> dict[int, str]:
+    from apps.accounts.models import Profile
+
+    return dict(Profile.objects.filter(user_id__in=set(user_ids))
+                .values_list("user_id", "display_name"))
+
+
+def _ranked(pairs: list[tuple[int, int]], *, provisional: set[int] = frozenset()) -> list[Row]:
+    """(user id, points) best first -> rows with shared ranks (1, 2, 2, 4)."""
+    names = _names(u for u, _p in pairs)
+    rows, rank, last = [], 0, None
+    for place, (user_id, points) in enumerate(pairs, start=1):
+        if points != last:
+            rank, last = place, points
+        rows.append(Row(rank, user_id, names.get(user_id, "?"), points,
+                        user_id in provisional))
+    return rows
+
+
+def ratings_of(user) -> dict[str, dict]:
+    from .models import Rating
+
+    out = {}
+    for r in Rating.objects.filter(user=user):
+        out[r.kind] = {"shown": r.shown, "matches": r.matches,
+                       "provisional": r.matches < numbers.RATING_PROVISIONAL_MATCHES}
+    return out
+
+
+def leaderboard(kind: str, *, rows: int = numbers.LEADERBOARD_ROWS) -> list[Row]:
+    """All time: the ratings of people past their provisional matches, highest first."""
+    from .models import Rating
+
+    qs = (Rating.objects.filter(kind=kind, matches__gte=numbers.RATING_PROVISIONAL_MATCHES)
+          .order_by("-shown", "user_id").values_list("user_id", "shown")[:rows])
+    return _ranked(list(qs))
+
+
+def week_leaderboard(kind: str, week, *, rows: int = numbers.LEADERBOARD_ROWS) -> list[Row]:
+    """This week: the rating each person gained in the week's matches, most first."""
+    from datetime import datetime, time, timedelta
+
+    from django.db.models import F
+
+    from .models import Rating, RatingChange
+
+    start = datetime.combine(week, time.min, tzinfo=UTC)
+    qs = (RatingChange.objects.filter(kind=kind, created_at__gte=start,
+                                      created_at__lt=start + timedelta(days=7))
+          .values("user_id").annotate(gain=Sum(F("after") - F("before")))
+          .order_by("-gain", "user_id").values_list("user_id", "gain")[:rows])
+    pairs = list(qs)
+    provisional = set(Rating.objects.filter(
+        kind=kind, user_id__in=[u for u, _g in pairs],
+        matches__lt=numbers.RATING_PROVISIONAL_MATCHES).values_list("user_id", flat=True))
+    return _ranked(pairs, provisional=provisional)
+
+
+def league_table(week) -> list[Row]:
+    """A week's league standings: points summed per person, highest first."""
+    from .models import LeaguePoints
+
+    qs = (LeaguePoints.objects.filter(week=week).values("user_id")
+          .annotate(total=Sum("points")).order_by("-total", "user_id")
+          .values_list("user_id", "total"))
+    return _ranked(list(qs))

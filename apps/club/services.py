@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -25,8 +25,8 @@ from django.utils.translation import gettext as _
 
 from apps.tables.services import ServiceError
 
-from . import numbers
-from .models import LedgerEntry, Stake, Wallet
+from . import numbers, ratings
+from .models import LeaguePoints, LeagueWeek, LedgerEntry, Rating, RatingChange, Stake, Wallet
 
 Reason = LedgerEntry.Reason
 
@@ -206,7 +206,119 @@ def match_finished(*, table, match, seats, now: datetime | None = None) -> list[
     if stake is not None and stake.state == Stake.State.PLAYING:
         winners = [s for s in seats if rules.side_of(s.index) == match.winner]
         written += _pay_pot(stake, wallets, seats, winners, now=now)
+    if mode == ONLINE:
+        _rate(rules, ranks, seats, match, now=now)
+        _league_points(table, rules, pays, seats, match, now=now)
     return written
+
+
+# -- ratings ----------------------------------------------------------------------------------
+
+def _rated_people(seats) -> list:
+    return [s for s in seats if s.user_id is not None and not s.is_bot
+            and not _is_guest(s.user)]
+
+
+def _rate(rules, ranks: list[int], seats, match, *, now: datetime) -> None:
+    """Update the ratings of an online match's people: partners as one team, bots as fixed
+    opponents. Rating rows are locked in ascending user id (after the table and wallets)."""
+    people = _rated_people(seats)
+    if not people:
+        return
+    kind = Rating.Kind.PAIRS if rules.partners else Rating.Kind.SOLO
+    ids = sorted({s.user_id for s in people})
+    have = set(Rating.objects.filter(kind=kind, user_id__in=ids).values_list("user_id",
+                                                                              flat=True))
+    mu, sigma = ratings.initial()
+    for user_id in ids:
+        if user_id not in have:
+            try:
+                with transaction.atomic():
+                    Rating.objects.create(user_id=user_id, kind=kind, mu=mu, sigma=sigma,
+                                          shown=ratings.shown(mu, sigma))
+            except IntegrityError:
+                pass
+    rows = {r.user_id: r for r in Rating.objects.select_for_update()
+            .filter(kind=kind, user_id__in=ids).order_by("user_id")}
+    by_side: dict[int, list] = {}
+    for seat in seats:
+        by_side.setdefault(rules.side_of(seat.index), []).append(seat)
+    sides = sorted(by_side)
+    teams = [[(rows[s.user_id].mu, rows[s.user_id].sigma) if s in people else None
+              for s in by_side[side]] for side in sides]
+    new = ratings.rate(teams, [ranks[side] for side in sides])
+    for side, team in zip(sides, new, strict=True):
+        for seat, value in zip(by_side[side], team, strict=True):
+            if value is None:
+                continue
+            row = rows[seat.user_id]
+            try:
+                with transaction.atomic():
+                    RatingChange.objects.create(user_id=row.user_id, kind=kind, match=match,
+                                                before=row.shown,
+                                                after=ratings.shown(*value), created_at=now)
+            except IntegrityError:  # this match was rated already
+                continue
+            row.mu, row.sigma = value
+            row.shown, row.matches, row.updated_at = ratings.shown(*value), row.matches + 1, now
+            row.save(update_fields=["mu", "sigma", "shown", "matches", "updated_at"])
+
+
+# -- the weekly league ------------------------------------------------------------------------
+
+def week_of(moment: datetime) -> date:
+    """The Monday (UTC) of the week ``moment`` is in: weeks run Monday 00:00 to Sunday 24:00."""
+    day = _today(moment)
+    return day - timedelta(days=day.weekday())
+
+
+def _league_points(table, rules, pays: list[Pay], seats, match, *, now: datetime) -> None:
+    halved = table.bot_filled or any(s.is_bot for s in seats)
+    row = numbers.LEAGUE_POINTS[rules.sides]
+    week = week_of(now)
+    for pay in pays:
+        points = row[pay.rank - 1] // (2 if halved else 1)
+        try:
+            with transaction.atomic():
+                LeaguePoints.objects.create(user_id=pay.user_id, week=week, match=match,
+                                            rank=pay.rank, points=points, halved=halved,
+                                            created_at=now)
+        except IntegrityError:  # counted already
+            pass
+
+
+def close_week(*, week: date, now: datetime | None = None) -> LeagueWeek | None:
+    """Pay the top places of a finished week, once: the week's row and every prize's ledger
+    key are written in one transaction, so a second run (beat restarted, two beats, a retry)
+    finds the week closed and pays nothing. None when it was closed already."""
+    from .selectors import league_table
+
+    now = now or timezone.now()
+    if week.weekday() != 0:
+        raise ServiceError(_("A league week starts on a Monday."), code="bad_week")
+    if week + timedelta(days=7) > _today(now):
+        raise ServiceError(_("This league week has not ended yet."), code="week_on")
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                closed = LeagueWeek.objects.create(week=week, closed_at=now)
+        except IntegrityError:
+            return None
+        winners = [row for row in league_table(week) if row.rank <= len(numbers.LEAGUE_PRIZES)]
+        wallets = _locked_wallets([row.user_id for row in winners])
+        for row in winners:
+            prize = numbers.LEAGUE_PRIZES[row.rank - 1]
+            _write(wallets[row.user_id], coins=prize, reason=Reason.LEAGUE,
+                   key=f"league:{week.isoformat()}:{row.user_id}", rank=row.rank, now=now)
+            closed.winners.append([row.user_id, row.rank, row.points, prize])
+        closed.save(update_fields=["winners"])
+        return closed
+
+
+def close_last_week(*, now: datetime | None = None) -> LeagueWeek | None:
+    """Beat: close the week that ended most recently (a no-op once it is closed)."""
+    now = now or timezone.now()
+    return close_week(week=week_of(now) - timedelta(days=7), now=now)
 
 
 # -- stake tables -----------------------------------------------------------------------------
