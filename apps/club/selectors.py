@@ -32,6 +32,8 @@ class Standing:
     next_level_xp: int
     entries: list[LedgerEntry]
     may_claim_daily: bool
+    #: [(kind label, shown, matches, provisional)] for the kinds this person has played.
+    ratings: list[tuple[str, int, int, bool]]
 
     @property
     def level_span(self) -> int:
@@ -51,9 +53,15 @@ def standing(user, *, rows: int = numbers.PROFILE_LEDGER_ROWS) -> Standing:
     coins, xp = (wallet.coins, wallet.xp) if wallet else (0, 0)
     level = level_for(xp)
     entries = list(LedgerEntry.objects.filter(user=user).select_related("table")[:rows])
+    from .models import Rating
+
+    labels = dict(Rating.Kind.choices)
+    rated = [(labels[r.kind], r.shown, r.matches,
+              r.matches < numbers.RATING_PROVISIONAL_MATCHES)
+             for r in Rating.objects.filter(user=user).order_by("kind")]
     return Standing(coins=coins, xp=xp, level=level, level_xp=xp_for_level(level),
                     next_level_xp=xp_for_level(level + 1), entries=entries,
-                    may_claim_daily=coins < numbers.DAILY_FLOOR)
+                    may_claim_daily=coins < numbers.DAILY_FLOOR, ratings=rated)
 
 
 def balance(user) -> int:

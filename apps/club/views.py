@@ -59,3 +59,34 @@ def stand_up(request, code: str):
     else:
         messages.success(request, _("You stood up; your entry is back in your balance."))
     return redirect("club:stakes")
+
+
+def _week_now():
+    from django.utils import timezone
+
+    return services.week_of(timezone.now())
+
+
+def leaderboards(request):
+    from .models import Rating
+
+    week = _week_now()
+    boards = [{"kind": label, "all_time": selectors.leaderboard(kind),
+               "this_week": selectors.week_leaderboard(kind, week)}
+              for kind, label in Rating.Kind.choices]
+    return render(request, "club/leaderboards.html", {
+        "boards": boards, "provisional": numbers.RATING_PROVISIONAL_MATCHES})
+
+
+def league(request):
+    from datetime import timedelta
+
+    week = _week_now()
+    weeks = [{"title": _("This week"), "start": week, "end": week + timedelta(days=6),
+              "rows": selectors.league_table(week)},
+             {"title": _("Last week"), "start": week - timedelta(days=7),
+              "end": week - timedelta(days=1),
+              "rows": selectors.league_table(week - timedelta(days=7))}]
+    return render(request, "club/league.html", {
+        "weeks": weeks, "prizes": numbers.LEAGUE_PRIZES,
+        "me": request.user.pk if request.user.is_authenticated else None})

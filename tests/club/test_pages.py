@@ -56,3 +56,34 @@ def test_open_a_stake_table_sit_and_stand_up(ana_client, client, people):
 
 def test_pages_need_an_account(client):
     assert client.get(reverse("club:stakes")).status_code == 302
+
+
+def test_league_and_leaderboards_highlight_the_person(ana_client, people):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.club.models import LeaguePoints, Rating
+    from apps.club.services import week_of
+    from apps.tables import services
+    from apps.tables.models import Match
+
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    match = Match.objects.create(table=table, number=1, rules={}, players=4)
+    week = week_of(timezone.now())
+    LeaguePoints.objects.create(user=people["ana"], week=week, match=match, rank=1, points=10)
+    LeaguePoints.objects.create(user=people["bea"], week=week, match=match, rank=1, points=12)
+    LeaguePoints.objects.create(user=people["bea"], week=week - timedelta(days=7),
+                                match=Match.objects.create(table=table, number=2, rules={},
+                                                           players=4), rank=1, points=4)
+    page = ana_client.get(reverse("club:league")).content.decode()
+    assert page.count('class="me"') == 1 and "ana" in page and "bea" in page
+    Rating.objects.create(user=people["ana"], kind="pairs", mu=30, sigma=3, shown=1840,
+                          matches=numbers.RATING_PROVISIONAL_MATCHES)
+    Rating.objects.create(user=people["bea"], kind="pairs", mu=25, sigma=8, shown=1000,
+                          matches=2)
+    page = ana_client.get(reverse("club:leaderboards")).content.decode()
+    assert "1840" in page and 'class="me"' in page
+    assert ">1000<" not in page  # provisional ratings stay off the all-time board
+    profile = ana_client.get(reverse("accounts:profile")).content.decode()
+    assert "1840" in profile
