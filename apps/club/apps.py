@@ -8,4 +8,11 @@ class ClubConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps.club import signals  # noqa: F401  (connects the receivers)
+        from apps.club import (
+            signals,  # noqa: F401  (connects the receivers)
+            state_part,
+        )
+        from apps.tables.state import Part, register_part
+
+        register_part(Part("club", state_part.build, state_part.compose,
+                           state_part.REFRESH_ON))

@@ -136,3 +136,16 @@ def test_two_beats_closing_the_same_week_pay_once(people):
     assert len(results) == 4
     assert LeagueWeek.objects.filter(week=week).count() == 1
     assert LedgerEntry.objects.filter(reason="league", user=people["ana"]).count() == 1
+
+
+def test_seats_show_their_ratings_in_the_table_state(people):
+    from apps.tables import state
+
+    table = _online_match(people)
+    snap = state.build_latest(table.pk)
+    mine = state.compose(snap, state.Viewer(user_id=people["ana"].pk, language="en"))
+    rated = {s["index"]: s for s in mine["seats"] if "rating" in s}
+    assert len(rated) == 4
+    ana = next(s for s in mine["seats"] if s["name"] == people["ana"].profile.display_name)
+    assert ana["rating"] == Rating.objects.get(user=people["ana"], kind="pairs").shown
+    assert ana["rating_provisional"] and "provisional" in ana["rating_label"]
