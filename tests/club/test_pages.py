@@ -16,6 +16,9 @@ pytestmark = pytest.mark.usefixtures("sound_books")
 
 @pytest.fixture
 def ana_client(client, people):
+    from apps.accounts.services import set_language
+
+    set_language(user=people["ana"], language="en")
     client.force_login(people["ana"])
     return client
 
@@ -87,3 +90,19 @@ def test_league_and_leaderboards_highlight_the_person(ana_client, people):
     assert ">1000<" not in page  # provisional ratings stay off the all-time board
     profile = ana_client.get(reverse("accounts:profile")).content.decode()
     assert "1840" in profile
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("es", ["Mesas con entrada", "Abrir una mesa con entrada", "Tienes 1000 monedas."]),
+    ("pt-br", ["Mesas com entrada", "Abrir uma mesa com entrada", "Você tem 1000 moedas."]),
+])
+def test_club_pages_speak_the_person_s_language(client, people, language, words):
+    from apps.accounts.services import set_language
+
+    set_language(user=people["ana"], language=language)
+    client.force_login(people["ana"])
+    page = client.get(reverse("club:stakes")).content.decode()
+    for word in words:
+        assert word in page
+    profile = client.get(reverse("accounts:profile")).content.decode()
+    assert ("Monedas y experiencia" if language == "es" else "Moedas e experiência") in profile
