@@ -61,7 +61,12 @@ def standing(user, *, rows: int = numbers.PROFILE_LEDGER_ROWS) -> Standing:
              for r in Rating.objects.filter(user=user).order_by("kind")]
     return Standing(coins=coins, xp=xp, level=level, level_xp=xp_for_level(level),
                     next_level_xp=xp_for_level(level + 1), entries=entries,
-                    may_claim_daily=coins < numbers.DAILY_FLOOR, ratings=rated)
+                    may_claim_daily=coins < numbers.DAILY_FLOOR and not _guest(user),
+                    ratings=rated)
+
+
+def _guest(user) -> bool:
+    return bool(getattr(getattr(user, "profile", None), "guest", False))
 
 
 def balance(user) -> int:

@@ -430,7 +430,8 @@ def table_changed(*, table, seats, events: list[dict], now: datetime | None = No
     from apps.tables.models import Table
 
     if table.state == Table.State.CLOSED:
-        if stake.state == Stake.State.PLAYING and set(entrants) - set(seated):
+        staying = {s.user_id for s in seats if s.user_id is not None and not s.leaving}
+        if stake.state == Stake.State.PLAYING and set(entrants) - staying:
             _pay_pot(stake, wallets, seats, [], now=now)
             return
         for user_id in entrants:
@@ -444,6 +445,8 @@ def table_changed(*, table, seats, events: list[dict], now: datetime | None = No
             raise ServiceError(_("The match has started: this table's pot is closed."),
                                code="pot_closed")
         return
+    if any(_is_guest(s.user) for s in seats if s.user_id in newcomers):
+        raise ServiceError(_("Sign up to play at stake tables."), code="not_signed_in")
     for user_id in newcomers:
         _charge(stake, wallets[user_id], now=now)
     for user_id in entrants:

@@ -376,3 +376,28 @@ class TestConcurrency:
         assert sum(LedgerEntry.objects.filter(table=table, reason="pot")
                    .values_list("coins", flat=True)) == 2000
         books_ok()
+
+
+def test_a_guest_is_asked_to_sign_up_before_sitting_at_a_stake_table(people):
+    from apps.accounts.models import Profile
+
+    table = club.open_stake_table(user=people["host"], entry=100)
+    Profile.objects.filter(user=people["outsider"]).update(guest=True)
+    guest = Profile.objects.select_related("user").get(user=people["outsider"]).user
+    refused("not_signed_in", services.join_table, user=guest, table_id=table.pk)
+    refused("not_signed_in", club.open_stake_table, user=guest, entry=100)
+    assert seat_user(table, 1) is None
+
+
+def test_closed_mid_round_the_leaver_is_not_refunded(people):
+    host = people["host"]
+    table = club.open_stake_table(user=host, entry=100)
+    for name in ("ana", "bea", "caio"):
+        services.join_table(user=people[name], table_id=table.pk)
+    services.start_match(user=host, table_id=table.pk)
+    services.leave_table(user=people["bea"], table_id=table.pk)
+    services.close_by_staff(table_id=table.pk, reason="test")
+    assert coins(people["bea"]) == [START - 100]
+    assert sorted(coins(host, people["ana"], people["caio"])) == [START + 33, START + 33,
+                                                                  START + 34]
+    books_ok()
