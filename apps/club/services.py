@@ -457,8 +457,8 @@ def table_changed(*, table, seats, events: list[dict], now: datetime | None = No
     stake.save(update_fields=["escrow", "state"])
 
 
-def open_stake_table(*, user, entry: int, preset: str = "partners",
-                     now: datetime | None = None):
+def open_stake_table(*, user, entry: int, preset: str = "partners", players: int | None = None,
+                     options: dict | None = None, now: datetime | None = None):
     """Open an online table with an entry: the opener sits down and pays it at once."""
     from apps.tables import services as tables
 
@@ -468,7 +468,8 @@ def open_stake_table(*, user, entry: int, preset: str = "partners",
     if user is None or not user.is_authenticated or _is_guest(user):
         raise ServiceError(_("Sign up to play at stake tables."), code="not_signed_in")
     with transaction.atomic():
-        table = tables.create_table(host=user, preset=preset, public=True, allow_bots=False,
+        table = tables.create_table(host=user, preset=preset, players=players, options=options,
+                                    public=True, allow_bots=False,
                                     name=_("Entry %(coins)d") % {"coins": entry})
         stake = Stake.objects.create(table=table, entry=entry, created_at=now,
                                      fill_by=now + numbers.STAKE_FILL_TIME)
