@@ -401,3 +401,14 @@ def test_closed_mid_round_the_leaver_is_not_refunded(people):
     assert sorted(coins(host, people["ana"], people["caio"])) == [START + 33, START + 33,
                                                                   START + 34]
     books_ok()
+
+
+def test_check_coins_command(people):
+    from django.core.management import CommandError, call_command
+
+    club.open_stake_table(user=people["host"], entry=100)
+    call_command("check_coins")
+    Wallet.objects.filter(pk=people["ana"].pk).update(coins=5)
+    with pytest.raises(CommandError):
+        call_command("check_coins")
+    Wallet.objects.filter(pk=people["ana"].pk).update(coins=START)
