@@ -129,6 +129,7 @@ def test_two_beats_closing_the_same_week_pay_once(people):
     table = _online_match(people)
     match = table.current_match
     week = date(2026, 11, 23)
+    LeaguePoints.objects.all().delete()
     _points(people["ana"], week, 30, match)
     after = datetime(2026, 11, 30, 0, 5, tzinfo=UTC)
     results = race(*[(f"b{i}", lambda: club.close_week(week=week, now=after))
