@@ -43,7 +43,7 @@ for n in ("bea", "caio", "dani"):
 services.start_match(user=people["ana"], table_id=table.pk)
 play_match(Table.objects.get(pk=table.pk), people["ana"])
 stake = club.open_stake_table(user=people["eva"], entry=250)
-club.open_stake_table(user=people["bea"], entry=1000, preset="draw")
+club.open_stake_table(user=people["bea"], entry=1000, preset="draw", players=2)
 match = Table.objects.get(pk=table.pk).current_match
 last = club.week_of(timezone.now()) - timedelta(days=7)
 for n, points in (("eva", 24), ("ana", 18), ("caio", 10)):

@@ -43,14 +43,15 @@ def test_the_daily_grant_from_the_profile(ana_client, people):
 
 
 def test_open_a_stake_table_sit_and_stand_up(ana_client, client, people):
-    response = ana_client.post(reverse("club:stakes"), {"entry": 250, "preset": "partners"})
+    response = ana_client.post(reverse("club:stakes"),
+                               {"entry": 250, "preset": "partners", "players": 4})
     table = Table.objects.get(stake__isnull=False)
     assert response.status_code == 302 and table.code in response["Location"]
     assert selectors.balance(people["ana"]) == numbers.START_COINS - 250
     page = ana_client.get(reverse("club:stakes")).content.decode()
     assert "250" in page and reverse("club:stand_up", args=[table.code]) in page
-    bad = ana_client.post(reverse("club:stakes"), {"entry": 7, "preset": "partners"},
-                          follow=True)
+    bad = ana_client.post(reverse("club:stakes"), {"entry": 7, "preset": "partners",
+                                                   "players": 4}, follow=True)
     assert Stake.objects.count() == 1 and "entries shown" in bad.content.decode()
     ana_client.post(reverse("club:stand_up", args=[table.code]))
     assert selectors.balance(people["ana"]) == numbers.START_COINS
@@ -106,3 +107,11 @@ def test_club_pages_speak_the_person_s_language(client, people, language, words)
         assert word in page
     profile = client.get(reverse("accounts:profile")).content.decode()
     assert ("Monedas y experiencia" if language == "es" else "Moedas e experiência") in profile
+
+
+def test_a_stake_table_with_impossible_options_is_refused_and_costs_nothing(ana_client,
+                                                                           people):
+    page = ana_client.post(reverse("club:stakes"), {"entry": 100, "preset": "partners",
+                                                    "players": 3}, follow=True)
+    assert "4" in page.content.decode() and not Stake.objects.exists()
+    assert selectors.balance(people["ana"]) == numbers.START_COINS
