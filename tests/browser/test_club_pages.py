@@ -44,7 +44,9 @@ services.start_match(user=people["ana"], table_id=table.pk)
 play_match(Table.objects.get(pk=table.pk), people["ana"])
 stake = club.open_stake_table(user=people["eva"], entry=250)
 club.open_stake_table(user=people["bea"], entry=1000, preset="draw", players=2)
-match = Table.objects.get(pk=table.pk).current_match
+from apps.tables.models import Match
+old = services.create_table(host=people["eva"], preset="partners")
+match = Match.objects.create(table=old, number=1, rules={}, players=4)
 last = club.week_of(timezone.now()) - timedelta(days=7)
 for n, points in (("eva", 24), ("ana", 18), ("caio", 10)):
     LeaguePoints.objects.create(user=people[n], week=last, match=match, rank=1, points=points)
