@@ -209,3 +209,12 @@ def test_who_left_during_the_match_is_paid_nothing(people):
     paid = set(LedgerEntry.objects.filter(match=match).values_list("user_id", flat=True))
     assert people["bea"].pk not in paid
     assert people["ana"].pk in paid and people["host"].pk in paid
+
+
+def test_signing_up_grants_the_welcome_coins_in_the_same_transaction(db):
+    from apps.accounts.services import sign_up
+
+    user = sign_up(username="newbie", email="n@example.com", password="pw-newbie-2026",
+                   display_name="Newbie", avatar="cat", language="es")
+    assert selectors.balance(user) == numbers.START_COINS
+    assert LedgerEntry.objects.get(user=user).key == f"start:{user.pk}"
