@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "apps.tables",
     "apps.realtime",
     "apps.moderation",
+    "apps.club",
     "axes",
     "csp",
 ]
@@ -130,6 +131,12 @@ CELERY_BEAT_SCHEDULE: dict = {
     # The guarantee behind per-turn timers: due deadlines, absences and empty tables.
     "sweep-tables": {"task": "apps.tables.tasks.sweep", "schedule": 1.0,
                      "options": {"expires": 5}},
+    # Stake tables not started in time are cancelled and their entries refunded (apps.club).
+    "club-cancel-unfilled": {"task": "apps.club.tasks.cancel_unfilled", "schedule": 15.0,
+                             "options": {"expires": 15}},
+    # The weekly league's prizes; paid once per week however often this runs (apps.club).
+    "club-close-league": {"task": "apps.club.tasks.close_league", "schedule": 600.0,
+                          "options": {"expires": 600}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------

@@ -13,4 +13,5 @@ urlpatterns = [
     path("accounts/", include("apps.accounts.urls")),
     path("admin/", admin.site.urls),
     path("staff/", include("apps.moderation.urls")),
+    path("club/", include("apps.club.urls")),
 ]

@@ -6,8 +6,10 @@
 Creates a fresh database on DATABASE_URL's server (dropped at the end) and starts a site of its
 own: a redis-server (so it may restart it), two Daphne processes, a Celery worker and beat, with
 the commands of ``scripts/run.py``. It opens tables of every preset, with bots in some seats and
-scripted socket clients (``apps.realtime.probe``) in the others: most play a random legal move
-after a think time, some never move, so short turn times (3-5 s) make the table play for them.
+scripted socket clients (``apps.realtime.probe``) in the others (every fifth table is a stake
+table of ``apps.club``: people only, each paying an entry, the pot to the winners): most play a
+random legal move after a think time, some never move, so short turn times (3-5 s) make the
+table play for them.
 Each client holds one socket and reconnects as the table page does, to either Daphne in turn.
 
 Meanwhile, at random times, the driver kills a Daphne with SIGKILL and restarts it, kills the
@@ -15,7 +17,10 @@ worker and beat and restarts them, and restarts Redis. After the last recovery i
 every client caught up with its table within 10 s; at the end a third of the clients close
 their pages and, once the server has had up to ``--settle`` seconds, that every seat's
 ``connected`` matches the sockets actually open. Then, from the database: every match's moves
-replay through the harness to its stored scores, and no round skips or repeats a ply.
+replay through the harness to its stored scores, and no round skips or repeats a ply; and the
+club's books hold: every wallet equals its ledger rows, every stake's escrow its entries, all
+wallets plus all escrow equal the coins ever minted, and no stake table's pot was paid twice
+or lost.
 
 Every check prints PASS or FAIL; the exit status is 1 when any fails.
 """
@@ -43,6 +48,9 @@ KINDS = ("daphne", "celery", "redis")
 MIX = [("partners", 4), ("draw", 2), ("all-fives", 4), ("tranca", 4), ("block", 3),
        ("draw", 4), ("all-fives", 2), ("partners-66", 4), ("tranca", 2), ("pairs-series", 4)]
 CATCH_UP_SECONDS = 10.0
+#: Every STAKE_EVERY-th table is a stake table with this entry (people in every seat).
+STAKE_EVERY = 5
+STAKE_ENTRY = 100
 
 
 def parse_faults(text: str) -> dict[str, int]:
@@ -194,12 +202,19 @@ def open_tables(count: int, rng: random.Random, site: Site) -> tuple[list[Seated
     for t in range(count):
         preset, players = MIX[t % len(MIX)]
         order = "".join("b" if rng.random() < 0.4 else "p" for _ in range(players - 1))
+        stake = t % STAKE_EVERY == STAKE_EVERY - 1
+        if stake:
+            order = "p" * (players - 1)
         people = probe.make_players(1 + order.count("p"), f"{PREFIX}{t}-")
         sessions = {p.pk: probe.session_cookie(p) for p in people}
-        table = probe.open_table(
-            people=people, preset=preset, players=players, order=order,
-            options={"turn_seconds": rng.choice([3, 4, 5])}, bot_level="easy",
-            bot_think_ms=rng.choice([150, 300, 600]), next_round_seconds=2)
+        options = {"turn_seconds": rng.choice([3, 4, 5])}
+        think_ms = rng.choice([150, 300, 600])
+        if stake:
+            table = open_stake_table(people, preset, players, options, think_ms)
+        else:
+            table = probe.open_table(
+                people=people, preset=preset, players=players, order=order, options=options,
+                bot_level="easy", bot_think_ms=think_ms, next_round_seconds=2)
         person_seats = [i for i, user in enumerate(table.seats) if user is not None]
         watch = probe.TableWatch(table.table_id, person_seats)
         watch.recording = True
@@ -210,13 +225,62 @@ def open_tables(count: int, rng: random.Random, site: Site) -> tuple[list[Seated
             spec = probe.SeatSpec(
                 table_id=table.table_id, seat=seat, session=sessions[table.seats[seat]],
                 urls=urls, origin="http://127.0.0.1", mode="silent" if silent else "active",
-                think=rng.uniform(0.3, 4.0), host=seat == 0, rematch=True,
+                think=rng.uniform(0.3, 4.0), host=seat == 0, rematch=not stake,
                 cookie_name=settings.SESSION_COOKIE_NAME)
             clients[seat] = probe.SeatClient(spec, watch, random.Random(rng.random()))
         seated.append(Seated(table, clients, watch))
     staff = get_user_model().objects.create_user(username=f"{PREFIX}-staff", is_staff=True,
                                                  is_superuser=True)
     return seated, probe.session_cookie(staff)
+
+
+def open_stake_table(people: list, preset: str, players: int, options: dict,
+                     think_ms: int) -> probe.OpenTable:
+    """A started stake table: ``people[0]`` opens it (and pays), the others sit down (and pay)."""
+    from apps.club.services import open_stake_table as open_one
+    from apps.tables import services
+    from apps.tables.models import Table
+
+    host, others = people[0], people[1:]
+    table = open_one(user=host, entry=STAKE_ENTRY, preset=preset, players=players,
+                     options=options)
+    # Setup, not play: as probe.open_table does.
+    Table.objects.filter(pk=table.pk).update(next_round_seconds=2, bot_think_ms=think_ms)
+    for person in others:
+        services.join_table(user=person, table_id=table.pk)
+    services.start_match(user=host, table_id=table.pk)
+    return probe.OpenTable(table.pk, preset, [p.pk for p in people])
+
+
+def check_coins(seated: list[Seated]) -> list[Check]:
+    """The club's books after the run: the coin invariant, and each stake table's entries
+    either all in its escrow or all paid out, exactly once."""
+    from django.db.models import Sum
+
+    from apps.club.models import LedgerEntry, Stake
+    from apps.club.selectors import coin_totals, wallet_problems
+
+    problems = wallet_problems()
+    totals = coin_totals()
+    checks = [Check("coins: wallets + escrow = minted, caches = ledger", not problems,
+                    f"wallets {totals['wallets']} + escrow {totals['escrow']} = minted "
+                    f"{totals['minted']}", problems)]
+    ids = [s.table.table_id for s in seated]
+    bad, states = [], {}
+    for stake in Stake.objects.filter(table_id__in=ids):
+        states[stake.state] = states.get(stake.state, 0) + 1
+        rows = LedgerEntry.objects.filter(table_id=stake.table_id)
+        paid_in = -(rows.filter(reason="stake").aggregate(s=Sum("coins"))["s"] or 0)
+        out = rows.filter(reason__in=("pot", "refund")).aggregate(s=Sum("coins"))["s"] or 0
+        seats = len(next(s.table.seats for s in seated if s.table.table_id == stake.table_id))
+        if paid_in != seats * stake.entry or paid_in != out + stake.escrow \
+                or (stake.state in ("paid", "cancelled")) != (stake.escrow == 0):
+            bad.append(f"table {stake.table_id} ({stake.state}): in {paid_in}, out {out}, "
+                       f"escrow {stake.escrow}")
+    checks.append(Check("stake tables: no entry lost or paid twice", not bad and bool(states),
+                        ", ".join(f"{n} {k}" for k, n in sorted(states.items())) or "none",
+                        bad))
+    return checks
 
 
 def plan_faults(faults: dict[str, int], duration: float, rng: random.Random) -> list[tuple]:
@@ -566,7 +630,7 @@ def run(args: argparse.Namespace, env: dict[str, str], log_dir: Path,
     died = Check("no server process exited by itself", not deaths, f"{len(deaths)} exited",
                  deaths)
     checks = [*chaos.checks, check_faults(chaos.faults, args.faults), died,
-              *chaos.progress, *check_records(seated)]
+              *chaos.progress, *check_records(seated), *check_coins(seated)]
     print()
     print_run(chaos, site)
     print()

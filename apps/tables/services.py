@@ -137,6 +137,11 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     when the match ``moved``, and build the version's snapshot; store and ring after commit."""
     now = now or timezone.now()
     seats = _seats(table)
+    # -- the club (issue 14): a stake table's escrow follows its seats; may refuse the change --
+    from apps.club.services import table_changed
+
+    table_changed(table=table, seats=seats, events=events, now=now)
+    # ------------------------------------------------------------------------------------------
     connected = state.connected_people(seats)
     if engine is None and table.state == Table.State.PLAYING:
         match = table.current_match
@@ -1243,6 +1248,12 @@ def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict],
         match.winner, match.finished_at = engine.winner, now
         fields += ["winner", "finished_at"]
     match.save(update_fields=fields)
+    # -- the club (issue 14): the match's pay, in this transaction; its rules are apps.club's --
+    if engine.over:
+        from apps.club.services import match_finished
+
+        match_finished(table=table, match=match, seats=_seats(table), now=now)
+    # ------------------------------------------------------------------------------------------
     events.append({"kind": "round_over", "round": len(engine.rounds) - 1, **result})
     if engine.over:
         events.append({"kind": "match_over", "winner": side_dict(engine.rules, engine.winner)})
@@ -1535,6 +1546,20 @@ def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome | None
         table.closed_reason = "empty"
         table.save(update_fields=["state", "closed_at", "closed_reason"])
         return _bump(table, [{"kind": "closed", "reason": "empty"}], now=now)
+
+
+def cancel_waiting(*, table_id: int, reason: str, now: datetime | None = None) -> Outcome:
+    """Close a table whose match never started (``reason`` goes to ``closed_reason``): a stake
+    table not filled in time, or whose opener stood up (apps.club)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        _require_open(table)
+        if table.state != Table.State.WAITING:
+            raise ServiceError(_("The match has already started."), code="started")
+        table.state, table.closed_at, table.closed_reason = Table.State.CLOSED, now, reason
+        table.save(update_fields=["state", "closed_at", "closed_reason"])
+        return _bump(table, [{"kind": "closed", "reason": reason}], now=now)
 
 
 def sweep(*, now: datetime | None = None) -> dict[str, int]:

@@ -164,6 +164,10 @@ def closed_sentence(table: Table) -> str:
     if reason == "practice_expired":
         return _("Closed: a practice table lasts at most %(hours)s hours.") % {
             "hours": _practice_hours()}
+    if reason == "unfilled":
+        return _("Cancelled: the table did not fill in time.")
+    if reason == "host_left":
+        return _("Cancelled: the player who opened it stood up.")
     return _("This table is closed.")
 
 

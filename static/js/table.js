@@ -309,6 +309,8 @@ function renderSeats(view, me) {
     }
     if (seat.bot) tags.append(el("span", { class: "badge" }, T.bot));
     if (seat.standin) tags.append(el("span", { class: "badge standin", title: T.standin_help }, T.standin));
+    // The club's rating (apps/club/state_part.py): the label is already in the page's language.
+    if (seat.rating !== undefined) tags.append(el("span", { class: "badge rating", title: seat.rating_label, "aria-label": seat.rating_label }, seat.rating_provisional ? `${seat.rating}?` : String(seat.rating)));
     if (i === me) tags.append(el("span", { class: "badge you" }, T.you));
     else if (me !== null && seat.team !== null && seat.team !== undefined && seat.team === state.seats[me].team) {
       tags.append(el("span", { class: "badge partner" }, T.partner));
