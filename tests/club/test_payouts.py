@@ -176,8 +176,14 @@ def test_a_finished_match_pays_in_its_own_transaction_once(people, public):
 def test_a_practice_match_pays_nothing(people):
     table = services.create_table(host=people["host"], preset="partners",
                                   options={"target": 50})
+    # People in the bots' seats, so that the match can be played by hand: nobody may join a
+    # practice table, so it becomes one once they sit.
+    seat_all(table, people, ("ana", "bea", "caio"))
     Table.objects.filter(pk=table.pk).update(practice=True)
-    match = _finished(table, people)
+    services.start_match(user=people["host"], table_id=table.pk)
+    play_match(table, people["host"])
+    match = Table.objects.get(pk=table.pk).current_match
+    assert match.finished_at is not None or match.winner is not None
     assert not LedgerEntry.objects.filter(match=match).exists()
 
 

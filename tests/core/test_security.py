@@ -89,7 +89,9 @@ def test_check_deploy_is_clean_with_the_production_settings(source):
 PROBE = """
 import json
 from django.conf import settings
+from django.core.management import call_command
 from django.test import Client
+call_command("migrate", verbosity=0)  # the home page lists the lobby
 client = Client(HTTP_HOST="club.example")
 page = client.get("/", secure=True)
 plain = client.get("/lobby/")
@@ -144,7 +146,7 @@ def directives(header: str) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("secure,origin", [(False, "ws://testserver"),
                                            (True, "wss://testserver")])
-def test_every_page_sends_a_policy_with_its_own_socket_origin(client, secure, origin):
+def test_every_page_sends_a_policy_with_its_own_socket_origin(client, db, secure, origin):
     response = client.get(reverse("home"), secure=secure)
     policy = directives(response["Content-Security-Policy"])
     assert policy["connect-src"] == ["'self'", origin]
