@@ -1562,6 +1562,19 @@ def cancel_waiting(*, table_id: int, reason: str, now: datetime | None = None) -
         return _bump(table, [{"kind": "closed", "reason": reason}], now=now)
 
 
+def _act_on_each(table_ids, act, *, now: datetime) -> int:
+    """The sweep's pass over one kind of due work: at most 500 tables, each in its own
+    service call; a table that moved on meanwhile (a ServiceError) is skipped."""
+    done = 0
+    for table_id in list(table_ids[:500]):
+        try:
+            act(table_id=table_id, now=now)
+            done += 1
+        except ServiceError:
+            pass
+    return done
+
+
 def sweep(*, now: datetime | None = None) -> dict[str, int]:
     """Beat's guarantee behind the per-turn timers: act on everything due, through the
     services, each in its own transaction. Indexed columns find the work."""
@@ -1570,12 +1583,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     done["expired"] = expire_leases(now=now)
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
                                turn_deadline__lte=now).values_list("pk", flat=True)
-    for table_id in list(due[:500]):
-        try:
-            act_on_deadline(table_id=table_id, now=now)
-            done["deadlines"] += 1
-        except ServiceError:
-            pass
+    done["deadlines"] = _act_on_each(due, act_on_deadline, now=now)
     away = Seat.objects.filter(away_since__lte=now - _away_limit(), standin=False,
                                user__isnull=False, table__state=Table.State.PLAYING)
     for table_id, index in list(away.values_list("table_id", "index")[:500]):
@@ -1584,15 +1592,9 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             done["standins"] += 1
         except ServiceError:
             pass
-    done["filled"] = 0
     waited = Table.objects.filter(quick=True, state=Table.State.WAITING,
                                   fill_at__lte=now).values_list("pk", flat=True)
-    for table_id in list(waited[:500]):
-        try:
-            fill_quick_table(table_id=table_id, now=now)
-            done["filled"] += 1
-        except ServiceError:
-            pass
+    done["filled"] = _act_on_each(waited, fill_quick_table, now=now)
     empty = Table.objects.filter(empty_since__lte=now - _empty_limit()).exclude(
         state=Table.State.CLOSED).values_list("pk", flat=True)
     for table_id in list(empty[:500]):

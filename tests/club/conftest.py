@@ -3,25 +3,16 @@ from __future__ import annotations
 import random
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from apps.club.selectors import wallet_problems
 from apps.tables import services
 from apps.tables.models import Table
+from tests.tables import conftest as tables_conftest
 from tests.tables.conftest import play_random_move, position
 
-
-@pytest.fixture
-def make_user(db):
-    def make(name: str):
-        return get_user_model().objects.create_user(username=name, password="pw-" + name * 2)
-    return make
-
-
-@pytest.fixture
-def people(make_user):
-    """host, three friends and an outsider: each with the welcome grant."""
-    return {name: make_user(name) for name in ("host", "ana", "bea", "caio", "outsider")}
+# The same people as the tables tests (each new account gets the welcome grant).
+make_user = tables_conftest.make_user
+people = tables_conftest.people
 
 
 def seat_all(table: Table, people: dict, names=("ana", "bea", "caio")) -> None:
