@@ -70,7 +70,8 @@ def test_a_socket_the_server_closes_with_1011_is_away_at_once(stack):
     url = site.web("web1")
     site.beat()
     clients = _clients(table, users, [url])
-    assert all(_connected(clients[0].state()))
+    # The last seat's arrival reaches seat 0 a moment after that seat's own first state.
+    assert all(_connected(clients[0].wait_state(lambda s: all(_connected(s)), timeout=10)))
     # Crash the consumer of seat 1 from inside: a channel message it has no handler for makes
     # channels raise, the application dies and Daphne closes the socket with 1011; the
     # consumer's disconnect never runs.
