@@ -12,6 +12,7 @@ from apps.rules.engine import deal
 from apps.rules.presets import Rules, make_rules
 from apps.rules.tiles import NAMES
 
+from . import rows
 from .models import Match, Round, Table
 
 _deal_source = random.SystemRandom()
@@ -77,7 +78,7 @@ def save_position(match: Match, engine: EngineMatch, rnd_id: int) -> None:
     """Keep the engine's position beside the moves; call it in the transaction that wrote
     them."""
     match.position = {"round_id": rnd_id, "engine": engine.to_state()}
-    Match.objects.filter(pk=match.pk).update(position=match.position)
+    rows.update(Match, match.pk, position=match.position)
 
 
 def deal_round(match: Match, engine: EngineMatch, seat_users: list[int | None]) -> Round:

@@ -29,7 +29,7 @@ from apps.rules.errors import RuleError
 from apps.rules.presets import Rules, make_rules
 from apps.rules.tiles import parse_tile
 
-from . import game, state
+from . import game, rows, state
 from .messages import rule_message
 from .models import (
     Connection,
@@ -121,12 +121,12 @@ DUE_TOLERANCE = timedelta(milliseconds=50)
 # -- plumbing ---------------------------------------------------------------------------------
 
 def _locked(table_id: int) -> Table:
-    try:
-        # The host's and pauser's names go into the snapshot: read them with the row.
-        return (Table.objects.select_for_update(of=("self",))
-                .select_related("host__profile", "paused_by__profile").get(pk=table_id))
-    except Table.DoesNotExist:
-        raise ServiceError(_("This table does not exist."), code="no_table") from None
+    # The host's and pauser's names, which the snapshot needs, come with the seats when they
+    # sit there (``state._person``); only otherwise are they read.
+    table = rows.locked_table(table_id)
+    if table is None:
+        raise ServiceError(_("This table does not exist."), code="no_table")
+    return table
 
 
 def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
@@ -144,17 +144,18 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     # ------------------------------------------------------------------------------------------
     connected = state.connected_people(seats)
     if engine is None and table.state == Table.State.PLAYING:
-        match = table.current_match
+        match = rows.current_match(table.pk)
         engine = game.restore(match)
     position, actor = _arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
     old = table.version
-    rows = Table.objects.filter(pk=table.pk, version=old).update(
-        version=old + 1, updated_at=now, turn_started_at=table.turn_started_at,
-        turn_deadline=table.turn_deadline)
-    if rows != 1:
+    changed = rows.update(Table, table.pk, where={"version": old}, version=old + 1,
+                          updated_at=now, turn_started_at=table.turn_started_at,
+                          turn_deadline=table.turn_deadline)
+    if changed != 1:
         raise StaleMove()
     table.version = old + 1
-    TableEvent.objects.create(table=table, version=table.version, events=events, created_at=now)
+    rows.insert(TableEvent, table_id=table.pk, version=table.version, events=events,
+                created_at=now)
     if moved:
         game.save_position(match, engine, game.round_id(match))
     from apps.realtime import snapshots
@@ -251,9 +252,7 @@ def _seats(table: Table) -> list[Seat]:
     (the call's later steps change these same objects, so the list stays true)."""
     cached = getattr(table, "_seat_list", None)
     if cached is None:
-        cached = list(Seat.objects.filter(table=table).select_related("user__profile")
-                      .order_by("index"))
-        table._seat_list = cached
+        cached = table._seat_list = rows.seats_with_people(table.pk)
     return cached
 
 
@@ -988,7 +987,7 @@ def _playing(table: Table) -> tuple[Match, EngineMatch]:
     _require_open(table)
     if table.state != Table.State.PLAYING:
         raise ServiceError(_("The match has not started."), code="not_started")
-    match = table.current_match
+    match = rows.current_match(table.pk)
     return match, game.restore(match)
 
 
@@ -1131,10 +1130,10 @@ def _record(table: Table, engine: EngineMatch, match: Match, move: tuple[int, in
     seat, ply = rnd.turn, len(rnd.history)
     written = {**move_dict(seat, *move), "at": record_time(now), "by": by}
     engine.play(*move, written=written)
-    Move.objects.create(round_id=game.round_id(match), ply=ply, seat=seat,
-                        tile=written.get("play", ""), end=written.get("end", ""),
-                        is_pass=bool(written.get("pass")), by=by, user=user, due_at=due_at,
-                        created_at=now)
+    rows.insert(Move, round_id=game.round_id(match), ply=ply, seat=seat,
+                tile=written.get("play", ""), end=written.get("end", ""),
+                is_pass=bool(written.get("pass")), by=by, user_id=user.pk if user else None,
+                due_at=due_at, created_at=now)
     events.append({"kind": "move", "ply": ply, **written})
     if rnd.result is not None:
         _settle(table, match, engine, events, now=now)

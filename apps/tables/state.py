@@ -223,6 +223,22 @@ def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[di
     return out
 
 
+#: Events after which the watcher count is the previous version's: none of them seats, unseats
+#: or reserves anyone, and watchers coming and going have versions of their own
+#: (``services._bump_watchers``), so the count is read again only when seats change.
+WATCHERS_KEPT_BY = frozenset({"move", "round_over", "round_started", "match_over", "paused",
+                              "resumed", "presence"})
+
+
+def _person(user_id: int, seats: list[Seat], table: Table, field: str):
+    """The host or pauser, taken from the seats already read when they sit at the table (they
+    nearly always do), so the hot path reads no more users."""
+    for seat in seats:
+        if seat.user_id == user_id and seat.user is not None:
+            return seat.user
+    return getattr(table, field)
+
+
 def build(table: Table, *, engine: EngineMatch | None, match=None,
           seats: list[Seat] | None = None, previous: dict | None = None,
           events: list[dict] | None = None) -> dict:
@@ -250,21 +266,28 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
         engine = game.restore(match)
     rules = game.rules_for(table)
     seat_list = _seat_dicts(table, seats, connected)
+    kinds = {e.get("kind") for e in events or ()}
+    if previous is not None and kinds <= WATCHERS_KEPT_BY:
+        watchers = previous["watchers"]
+    else:
+        watchers = watcher_count(table.pk)
     snap: dict = {
         "version": table.version,
         "table": {
             "id": table.pk, "code": table.code, "name": table.name, "preset": table.preset,
             "players": table.players, "target": rules.target, "options": rules.options(),
             "public": table.public, "state": table.state, "paused": table.paused,
-            "paused_by": display_name(table.paused_by) if table.paused_by_id else None,
-            "host": display_name(table.host), "allow_bots": table.allow_bots,
+            "paused_by": (display_name(_person(table.paused_by_id, seats, table, "paused_by"))
+                          if table.paused_by_id else None),
+            "host": display_name(_person(table.host_id, seats, table, "host")),
+            "allow_bots": table.allow_bots,
             # Quick play: when bots take the free seats (ms since the epoch, None once the
             # table started), and whether bots took seats at the start (the league's half).
             "quick": table.quick, "fill_at": _ms(table.fill_at),
             "bot_filled": table.bot_filled,
             "watchers_allowed": table.watchers_allowed,
         },
-        "watchers": watcher_count(table.pk),
+        "watchers": watchers,
         "seats": seat_list,
         "clock": clock_of(table, rules.turn_seconds),
         "host_id": table.host_id,
@@ -291,7 +314,6 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
                 snap["result"] = {"reason": res.reason, "winner": res.winner, "tie": res.tie,
                                   "pips": list(res.pips), "points": res.points}
     snap["i18n"] = _words(table, engine, seat_list, snap)
-    kinds = {e.get("kind") for e in events or ()}
     snap["extras"] = {
         name: (previous["extras"][name] if previous is not None and name in previous["extras"]
                and not kinds & part.refresh_on else part.build(table, seats))

@@ -205,3 +205,29 @@ def test_a_watcher_arriving_costs_no_full_rebuild(full_table, people):
     outcome = services.connect(user=people["outsider"], table_id=table.pk, channel_name="w-1")
     assert outcome.deadline is None and outcome.snapshot["watchers"] == 1
     assert outcome.snapshot["private"] == snap["private"]
+
+
+@pytest.mark.django_db(transaction=True)  # snapshots are stored on commit
+def test_a_move_carries_the_watcher_count_and_a_seat_change_counts_again(people):
+    """A move cannot change who watches: its snapshot takes the count from the version before
+    instead of counting the sockets again; sitting down does change it."""
+    import random
+
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    for name in ("ana", "bea"):
+        services.join_table(user=people[name], table_id=table.pk)
+    services.connect(user=people["outsider"], table_id=table.pk, channel_name="w-1")
+    services.connect(user=people["caio"], table_id=table.pk, channel_name="w-caio")
+    assert selectors.table_state(table_id=table.pk, user=people["host"])["watchers"] == 2
+    services.join_table(user=people["caio"], table_id=table.pk)  # a watcher sits down
+    assert selectors.table_state(table_id=table.pk, user=people["host"])["watchers"] == 1
+    table = started(table, people)
+    everyone_connects(table, people)
+    rng = random.Random(3)
+    for _ in range(5):
+        with CaptureQueriesContext(connection) as queries:
+            play_random_move(Table.objects.get(pk=table.pk), rng)
+        assert not [q["sql"] for q in queries.captured_queries if "tables_connection" in q["sql"]]
+        assert selectors.table_state(table_id=table.pk, user=people["ana"])["watchers"] == 1
+    services.disconnect(channel_name="w-1")
+    assert selectors.table_state(table_id=table.pk, user=people["ana"])["watchers"] == 0

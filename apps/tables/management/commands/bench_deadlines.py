@@ -12,7 +12,6 @@ import os
 import signal
 import statistics
 import subprocess
-import sys
 import time
 from datetime import timedelta
 
@@ -35,7 +34,11 @@ class Command(BaseCommand):
         parser.add_argument("--tables", type=int, default=200)
         parser.add_argument("--seconds", type=int, default=60, help="how long to run")
         parser.add_argument("--turn-seconds", type=int, default=5)
-        parser.add_argument("--concurrency", type=int, default=2, help="worker processes")
+        parser.add_argument("--concurrency", type=int, default=2,
+                            help="worker processes (prefork) or threads")
+        parser.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"])
+        parser.add_argument("--bots", type=int, default=0, choices=[0, 1, 2, 3],
+                            help="bot seats per table (medium bots thinking one turn time)")
         parser.add_argument("--keep", action="store_true", help="keep the bench tables")
 
     def handle(self, *args, **opts):
@@ -43,10 +46,10 @@ class Command(BaseCommand):
 
         self.cleanup()
         app.control.purge()  # timers left by an earlier run would act on deleted tables
-        worker, beat = self.start_celery(opts["concurrency"])
+        worker, beat = self.start_celery(opts["concurrency"], opts["pool"])
         try:
             began = time.monotonic()
-            tables = self.open_tables(opts["tables"], opts["turn_seconds"])
+            tables = self.open_tables(opts["tables"], opts["turn_seconds"], opts["bots"])
             self.steady_from = timezone.now()
             self.stdout.write(f"{len(tables)} tables started in {time.monotonic() - began:.0f} s;"
                               f" measuring the next {opts['seconds']} s")
@@ -64,29 +67,33 @@ class Command(BaseCommand):
         if not opts["keep"]:
             self.cleanup()
 
-    def start_celery(self, concurrency: int):
+    def start_celery(self, concurrency: int, pool: str):
+        from apps.core import processes
+
         env = dict(os.environ)
-        common = [sys.executable, "-m", "celery", "-A", "config"]
-        worker = subprocess.Popen(
-            [*common, "worker", "--pool=prefork", f"--concurrency={concurrency}",
-             "--loglevel=WARNING", "--without-gossip", "--without-mingle"], env=env)
-        schedule = os.path.join(settings.VAR_DIR, "bench-beat-schedule")
-        os.makedirs(settings.VAR_DIR, exist_ok=True)
-        beat = subprocess.Popen([*common, "beat", "--loglevel=WARNING", "-s", schedule],
-                                env=env)
+        # The launcher's own command lines, so the bench measures the worker the site runs.
+        worker = subprocess.Popen(processes.worker(concurrency=concurrency, pool=pool),
+                                  env=env)
+        var_dir = os.path.join(settings.VAR_DIR, "bench")
+        os.makedirs(var_dir, exist_ok=True)
+        beat = subprocess.Popen(processes.beat(var_dir), env=env)
         time.sleep(3)  # let the worker connect before the first timers are due
         return worker, beat
 
-    def open_tables(self, count: int, turn_seconds: int) -> list[int]:
+    def open_tables(self, count: int, turn_seconds: int, bots: int) -> list[int]:
         users = get_user_model().objects
         ids = []
         for t in range(count):
-            people = [users.create_user(username=f"{PREFIX}{t}-{s}") for s in range(4)]
+            people = [users.create_user(username=f"{PREFIX}{t}-{s}") for s in range(4 - bots)]
             table = services.create_table(host=people[0], preset="partners", public=True,
+                                          allow_bots=bots > 0,
                                           options={"turn_seconds": turn_seconds})
-            Table.objects.filter(pk=table.pk).update(next_round_seconds=1)
+            Table.objects.filter(pk=table.pk).update(next_round_seconds=1,
+                                                     bot_think_ms=turn_seconds * 1000)
             for person in people[1:]:
                 services.join_table(user=person, table_id=table.pk)
+            for _bot in range(bots):
+                services.add_bot(user=people[0], table_id=table.pk, level="medium")
             for s, person in enumerate(people):
                 Connection.objects.create(table=table, user=person,
                                           channel_name=f"{PREFIX}{t}-{s}")
@@ -96,7 +103,8 @@ class Command(BaseCommand):
 
     def report(self, tables: list[int], stopped) -> None:
         # Only deadlines due once every table was open: setup itself loads the machine.
-        moves = Move.objects.filter(round__match__table__in=tables, by=Move.By.TABLE,
+        moves = Move.objects.filter(round__match__table__in=tables,
+                                    by__in=[Move.By.TABLE, Move.By.BOT],
                                     due_at__gte=self.steady_from)
         late = sorted((m.created_at - m.due_at).total_seconds() * 1000
                       for m in moves.only("created_at", "due_at"))
@@ -118,7 +126,8 @@ class Command(BaseCommand):
             return late[min(len(late) - 1, int(p * len(late)))]
 
         self.stdout.write(
-            f"automatic moves: {len(late)} on {len(tables)} tables\n"
+            f"automatic moves: {len(late)} on {len(tables)} tables, "
+            f"{len(late) / (stopped - self.steady_from).total_seconds():.0f} per second\n"
             f"lateness after the deadline: p50 {statistics.median(late):.0f} ms, "
             f"p99 {pct(0.99):.0f} ms, max {late[-1]:.0f} ms\n"
             f"turns acted on twice: {duplicates}; rounds with a skipped ply: {gaps}; "

@@ -1,0 +1,97 @@
+"""What one automatic move costs the process that applies it: CPU and wall time per move of
+``services.act_on_deadline`` (lock, engine, writes, snapshot, publish, next timer), run in this
+process on N partners tables in turn, and the move path's reads through the ORM against the
+same reads as SQL (``apps.tables.rows``). Numbers, not assertions: run it on a quiet machine."""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from apps.tables import rows, services
+from apps.tables.models import Connection, Match, Seat, Table
+
+PREFIX = "benchmv-"
+
+
+class Command(BaseCommand):
+    help = "Measure the CPU and time one automatic move costs in-process."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--tables", type=int, default=20)
+        parser.add_argument("--moves", type=int, default=2000)
+
+    def handle(self, *args, **opts):
+        ids = self.open_tables(opts["tables"])
+        later = timezone.now() + timedelta(days=1)  # every deadline is due
+
+        def play(count: int) -> None:
+            done = 0
+            while done < count:
+                for pk in ids:
+                    try:
+                        services.act_on_deadline(table_id=pk, now=later)
+                        done += 1
+                    except services.ServiceError:
+                        pass
+
+        play(len(ids) * 3)  # warm: caches, connections, the first deals
+        cpu, wall = time.process_time(), time.perf_counter()
+        play(opts["moves"])
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        with CaptureQueriesContext(connection) as queries:
+            play(len(ids))
+        moves = opts["moves"]
+        self.stdout.write(
+            f"{moves} automatic moves on {len(ids)} tables: CPU {cpu / moves * 1000:.2f} ms "
+            f"and wall {wall / moves * 1000:.2f} ms per move "
+            f"({moves / wall:.0f} moves/s on one thread); "
+            f"{len(queries) / len(ids):.1f} statements per move (BEGIN and COMMIT included)")
+        self.compare_reads(ids[0])
+        Table.objects.filter(host__username__startswith=PREFIX).delete()
+        get_user_model().objects.filter(username__startswith=PREFIX).delete()
+
+    def compare_reads(self, pk: int) -> None:
+        pairs = [
+            ("lock the table", lambda: Table.objects.select_for_update().get(pk=pk),
+             lambda: rows.locked_table(pk)),
+            ("seats with people", lambda: list(Seat.objects.filter(table_id=pk).select_related(
+                "user__profile").order_by("index")), lambda: rows.seats_with_people(pk)),
+            ("current match", lambda: Match.objects.filter(table_id=pk).order_by(
+                "-number").first(), lambda: rows.current_match(pk)),
+        ]
+        with transaction.atomic():
+            for name, orm, sql in pairs:
+                self.stdout.write(f"{name}: ORM {self.cpu_ms(orm):.3f} ms CPU, "
+                                  f"SQL {self.cpu_ms(sql):.3f} ms CPU")
+
+    @staticmethod
+    def cpu_ms(fn, count: int = 2000) -> float:
+        fn()
+        began = time.process_time()
+        for _ in range(count):
+            fn()
+        return (time.process_time() - began) / count * 1000
+
+    def open_tables(self, count: int) -> list[int]:
+        users = get_user_model().objects
+        ids = []
+        for t in range(count):
+            people = [users.create_user(username=f"{PREFIX}{t}-{s}") for s in range(4)]
+            table = services.create_table(host=people[0], preset="partners", public=True,
+                                          options={"turn_seconds": 2})
+            Table.objects.filter(pk=table.pk).update(next_round_seconds=1)
+            for person in people[1:]:
+                services.join_table(user=person, table_id=table.pk)
+            for s, person in enumerate(people):
+                Connection.objects.create(table=table, user=person,
+                                          channel_name=f"{PREFIX}{t}-{s}")
+            services.start_match(user=people[0], table_id=table.pk)
+            ids.append(table.pk)
+        return ids

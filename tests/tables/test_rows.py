@@ -1,0 +1,90 @@
+"""The move path's SQL (apps/tables/rows.py) reads and writes exactly what the ORM does."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from apps.tables import rows, services
+from apps.tables.models import Match, Move, Seat, Table, TableEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def fields_of(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields}
+
+
+@pytest.fixture
+def playing(full_table, people) -> Table:
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    Table.objects.filter(pk=full_table.pk).update(paused_at=timezone.now(), name="Sala ñ")
+    return Table.objects.get(pk=full_table.pk)
+
+
+def test_the_locked_table_is_the_orm_s_row(playing):
+    with transaction.atomic():
+        got = rows.locked_table(playing.pk)
+    assert fields_of(got) == fields_of(Table.objects.get(pk=playing.pk))
+    assert isinstance(got.options, dict) and got.state == Table.State.PLAYING
+    assert got._state.adding is False and got._state.db == "default"
+    assert rows.locked_table(10**9) is None
+
+
+def test_seats_come_with_their_people_and_profiles_as_select_related_leaves_them(playing,
+                                                                                  people):
+    Seat.objects.filter(table=playing, index=3).update(user=None, is_bot=True,
+                                                       bot_level="hard")
+    people["ana"].profile.display_name = "Aninha"
+    people["ana"].profile.save()
+    expected = list(Seat.objects.filter(table=playing).select_related("user__profile")
+                    .order_by("index"))
+    with CaptureQueriesContext(connection) as queries:
+        got = rows.seats_with_people(playing.pk)
+        names = [(s.user.profile.display_name, s.user.profile.user.username) if s.user else None
+                 for s in got]
+    assert len(queries) == 1  # people and profiles came with the seats
+    assert [fields_of(s) for s in got] == [fields_of(s) for s in expected]
+    assert [fields_of(s.user) if s.user else None for s in got] == \
+        [fields_of(s.user) if s.user else None for s in expected]
+    assert names == [(s.user.profile.display_name, s.user.username) if s.user else None
+                     for s in expected]
+    assert "Aninha" in [n[0] for n in names if n]
+
+
+def test_the_current_match_is_the_latest(playing):
+    first = Match.objects.get(table=playing)
+    Match.objects.create(table=playing, number=first.number + 1, rules=first.rules,
+                         players=first.players, position={"round_id": 1, "engine": {}})
+    got = rows.current_match(playing.pk)
+    assert fields_of(got) == fields_of(playing.current_match)
+    assert got.number == first.number + 1 and got.position == {"round_id": 1, "engine": {}}
+
+
+def test_insert_and_update_write_what_the_orm_reads_back(playing, people):
+    rnd = Match.objects.get(table=playing).rounds.get(number=0)
+    now = timezone.now()
+    rows.insert(Move, round_id=rnd.pk, ply=90, seat=2, tile="6-6", end="A", by=Move.By.TABLE,
+                user_id=people["bea"].pk, due_at=now - timedelta(seconds=1), created_at=now)
+    move = Move.objects.get(round=rnd, ply=90)
+    assert (move.seat, move.tile, move.end, move.is_pass, move.by, move.user, move.due_at,
+            move.created_at) == (2, "6-6", "A", False, "table", people["bea"],
+                                 now - timedelta(seconds=1), now)
+    events = [{"kind": "move", "ply": 90, "play": "6-6", "name": "Sala ñ"}]
+    rows.insert(TableEvent, table=playing, version=999, events=events, created_at=now)
+    assert TableEvent.objects.get(table=playing, version=999).events == events
+    with pytest.raises(TypeError):
+        rows.insert(TableEvent, table=playing, version=1000, colour="red")
+    old = playing.version
+    assert rows.update(Table, playing.pk, where={"version": old + 5}, version=old + 6) == 0
+    assert rows.update(Table, playing.pk, where={"version": old}, version=old + 1,
+                       turn_deadline=None, updated_at=now) == 1
+    table = Table.objects.get(pk=playing.pk)
+    assert (table.version, table.turn_deadline, table.updated_at) == (old + 1, None, now)
+    position = {"round_id": rnd.pk, "engine": {"totals": [1, 2], "over": False}}
+    assert rows.update(Match, rnd.match_id, position=position) == 1
+    assert Match.objects.get(pk=rnd.match_id).position == position
