@@ -1,7 +1,7 @@
 import logging
 import os
 
-from celery import Celery
+from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -40,6 +40,19 @@ def _survive_restores_after_release() -> None:
 
 
 _survive_restores_after_release()
+
+
+def _connections_as_around_a_request(**_kwargs) -> None:
+    """Around each task, what Django does around each request: drop a connection that broke
+    (PostgreSQL restarted) or outlived CONN_MAX_AGE, keep the others (settings'
+    CELERY_DB_REUSE_MAX says why Celery's own closing is held back)."""
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
+signals.task_prerun.connect(_connections_as_around_a_request, weak=False)
+signals.task_postrun.connect(_connections_as_around_a_request, weak=False)
 
 app = Celery("config")
 # Every CELERY_* setting in config/settings.py (broker URL, beat schedule, ...) applies here.

@@ -126,6 +126,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = False
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TIMEZONE = "UTC"
+# Celery 5.7's Django fixup closes every database connection before and after every task unless
+# this is set (celery/fixups/django.py, close_database): each timer then opened a PostgreSQL
+# connection of its own, a server process forked per move (measured: 86 new processes a second
+# at 86 automatic moves a second, a third of the machine's CPU in the kernel). Set, the fixup
+# closes them only every this many tasks, and config/celery.py closes the broken and obsolete
+# ones around each task (CONN_MAX_AGE, health checks), as Django does around a request.
+CELERY_DB_REUSE_MAX = 1000
 # Periodic tasks: {"name": {"task": "apps.x.tasks.y", "schedule": 1.0}}. Filled by later apps.
 CELERY_BEAT_SCHEDULE: dict = {
     # The guarantee behind per-turn timers: due deadlines, absences and empty tables.

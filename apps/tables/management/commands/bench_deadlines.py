@@ -22,7 +22,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from apps.tables import services
-from apps.tables.models import Connection, Move, Table
+from apps.tables.models import Move, Table
 
 PREFIX = "bench-"
 
@@ -95,8 +95,10 @@ class Command(BaseCommand):
             for _bot in range(bots):
                 services.add_bot(user=people[0], table_id=table.pk, level="medium")
             for s, person in enumerate(people):
-                Connection.objects.create(table=table, user=person,
-                                          channel_name=f"{PREFIX}{t}-{s}")
+                # Through the service, as a socket opening does: the person is present (an
+                # away one would get a bot standing in after two minutes).
+                services.connect(user=person, table_id=table.pk,
+                                 channel_name=f"{PREFIX}{t}-{s}")
             services.start_match(user=people[0], table_id=table.pk)
             ids.append(table.pk)
         return ids

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.tables import rows, services
-from apps.tables.models import Connection, Match, Seat, Table
+from apps.tables.models import Match, Seat, Table
 
 PREFIX = "benchmv-"
 
@@ -90,8 +90,8 @@ class Command(BaseCommand):
             for person in people[1:]:
                 services.join_table(user=person, table_id=table.pk)
             for s, person in enumerate(people):
-                Connection.objects.create(table=table, user=person,
-                                          channel_name=f"{PREFIX}{t}-{s}")
+                services.connect(user=person, table_id=table.pk,
+                                 channel_name=f"{PREFIX}{t}-{s}")
             services.start_match(user=people[0], table_id=table.pk)
             ids.append(table.pk)
         return ids
