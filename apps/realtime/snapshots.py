@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from collections import OrderedDict
 
 from django.conf import settings
 
@@ -58,9 +60,36 @@ def encode(snap: dict) -> str:
     return json.dumps(snap, separators=(",", ":"))
 
 
+#: The last snapshot this process stored, per table: the next change at that table, made here,
+#: builds on it without reading it back from Redis (``previous``). Only ever handed out for the
+#: exact version asked, so a newer one written by another process is never missed.
+_LOCAL_TABLES = 2000
+_local: OrderedDict[int, dict] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def _remember(table_id: int, snap: dict) -> None:
+    with _local_lock:
+        _local[table_id] = snap
+        _local.move_to_end(table_id)
+        while len(_local) > _LOCAL_TABLES:
+            _local.popitem(last=False)
+
+
+def load_version(table_id: int, code: str, version: int) -> dict | None:
+    """The snapshot of exactly ``version``, if it is the one this process stored last, or
+    else whatever Redis holds (the caller checks its version)."""
+    snap = _local.get(table_id)
+    if snap is not None and snap["version"] == version and snap["table"]["code"] == code:
+        return snap
+    return load(table_id, code)
+
+
 def store(table_id: int, snap: dict) -> bool:
     """Keep ``snap`` unless Redis already has this version or a newer one. Never raises: a
-    snapshot not stored is built again by its first reader."""
+    snapshot not stored is built again by its first reader. Called after the commit of the
+    change it shows, never before: a rolled-back version is never remembered."""
+    _remember(table_id, snap)
     try:
         client()
         return bool(_store_script(keys=[key(table_id, snap["table"]["code"])],
@@ -88,6 +117,8 @@ def load(table_id: int, code: str | None = None) -> dict | None:
 
 def forget_all() -> None:
     """Drop every stored snapshot (tests: table ids are reused between them)."""
+    with _local_lock:
+        _local.clear()
     c = client()
     for name in c.scan_iter(match=f"{settings.REDIS_KEY_PREFIX}:snap:*", count=500):
         c.delete(name)

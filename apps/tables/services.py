@@ -160,8 +160,9 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
         game.save_position(match, engine, game.round_id(match))
     from apps.realtime import snapshots
 
-    snapshot = state.build(table, engine=engine, match=match, seats=seats,
-                           previous=snapshots.load(table.pk, table.code), events=events)
+    previous = snapshots.load_version(table.pk, table.code, old)
+    snapshot = state.build(table, engine=engine, match=match, seats=seats, previous=previous,
+                           events=events)
     outcome = Outcome(table.pk, table.version, events, table.turn_deadline, position, snapshot,
                       actor)
     transaction.on_commit(lambda: _ring(outcome))
@@ -1400,7 +1401,7 @@ def _bump_watchers(table: Table, *, now: datetime | None = None) -> Outcome:
     count = watcher_count(table.pk)
     events = [{"kind": "watchers", "count": count}]
     TableEvent.objects.create(table=table, version=table.version, events=events, created_at=now)
-    previous = snapshots.load(table.pk, table.code)
+    previous = snapshots.load_version(table.pk, table.code, old)
     snapshot = state.with_watchers(table, previous, events, count)
     if snapshot is None:
         snapshot = state.build(table, engine=None, seats=_seats(table), previous=previous,
