@@ -23,6 +23,12 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from .hub import db, hub
+
+try:  # Daphne's WebSocket protocol says so when the peer has already closed
+    from autobahn.exception import Disconnected as PeerGone
+except ImportError:  # pragma: no cover - another ASGI server
+    class PeerGone(Exception):
+        pass
 from .notify import table_group, user_group
 
 log = logging.getLogger(__name__)
@@ -126,7 +132,12 @@ class SafeConsumer(AsyncWebsocketConsumer):
         """After a refusal was sent: what else the client needs."""
 
     async def send_json(self, content: dict) -> None:
-        await self.send(text_data=json.dumps(content, separators=(",", ":")))
+        try:
+            await self.send(text_data=json.dumps(content, separators=(",", ":")))
+        except PeerGone:
+            # The browser closed while this answer was on its way: nobody is left to read it,
+            # and the disconnect that follows does the cleanup. Not an error of ours.
+            log.debug("frame to a closed socket dropped: %s", content.get("type"))
 
     async def on_ping(self, msg: dict) -> None:
         await self.send_json({"type": "pong"})

@@ -161,3 +161,22 @@ def test_no_frame_breaks_a_socket(sockets, batch):
         assert (await socks["me"].until(lambda m: m["type"] == "pong"))["type"] == "pong"
     loop.run(run())
     assert Table.objects.get(pk=table.pk).version == before
+
+
+async def test_an_answer_to_a_socket_closed_meanwhile_is_dropped_quietly(caplog):
+    """A ping answered just after the browser closed: no error in the log, nothing raised."""
+    from autobahn.exception import Disconnected
+
+    from apps.realtime.consumers import MeConsumer
+
+    consumer = MeConsumer()
+    consumer.language = "en"
+
+    async def closed(message):
+        raise Disconnected("Attempt to send on a closed protocol")
+
+    consumer.base_send = closed
+    with caplog.at_level("DEBUG", logger="apps.realtime.consumers"):
+        await consumer.receive(text_data='{"type": "ping"}')
+    assert "socket frame failed" not in caplog.text
+    assert "frame to a closed socket dropped: pong" in caplog.text
