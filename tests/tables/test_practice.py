@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from apps.rules.engine import legal_dict
 from apps.tables import game, selectors, services
@@ -102,8 +102,9 @@ class TestOpenPractice:
 
     def test_bad_options_are_refused_and_change_nothing(self, people):
         users = User.objects.count()
-        err = refused("bad_options", practice, user=None, preset="partners", players=2)
-        assert "cuatro" in err.message
+        with translation.override("es"):  # the site's default; not whatever a test left on
+            err = refused("bad_options", practice, user=None, preset="partners", players=2)
+            assert "cuatro" in str(err.message)
         refused("bad_options", practice, user=None, preset="draw", bot_level="genius")
         refused("bad_options", practice, user=people["host"], preset="nope")
         refused("bad_options", practice, user=None, preset="draw", turn_seconds=-5)
