@@ -94,43 +94,50 @@ def locked_table(table_id: int) -> Table | None:
     return _shape(Table, "t").make(rows[0]) if rows else None
 
 
-@functools.cache
-def _seats_sql() -> str:
-    user_model = get_user_model()
-    profile_rel = user_model._meta.get_field("profile")
-    profile_model = profile_rel.related_model
-    seat, user, profile = (_shape(Seat, "s"), _shape(user_model, "u"),
-                           _shape(profile_model, "p"))
-    q = _quote
-    return (f"SELECT {seat.columns}, {user.columns}, {profile.columns} "
+class _SeatsQuery:
+    """The seats of a table joined with their people and profiles: the SQL and the three
+    shapes its rows are cut into, worked out once."""
+
+    def __init__(self) -> None:
+        user_model = get_user_model()
+        self.profile_rel = user_model._meta.get_field("profile")
+        self.seat_user = Seat._meta.get_field("user")
+        self.seat = _shape(Seat, "s")
+        self.user = _shape(user_model, "u")
+        self.profile = _shape(self.profile_rel.related_model, "p")
+        q = _quote
+        self.sql = (
+            f"SELECT {self.seat.columns}, {self.user.columns}, {self.profile.columns} "
             f"FROM {_table_name(Seat)} {q('s')} "
             f"LEFT JOIN {_table_name(user_model)} {q('u')} "
             f"ON {q('u')}.{q('id')} = {q('s')}.{q('user_id')} "
-            f"LEFT JOIN {_table_name(profile_model)} {q('p')} "
-            f"ON {q('p')}.{q(profile_rel.field.column)} = {q('u')}.{q('id')} "
+            f"LEFT JOIN {_table_name(self.profile_rel.related_model)} {q('p')} "
+            f"ON {q('p')}.{q(self.profile_rel.field.column)} = {q('u')}.{q('id')} "
             f"WHERE {q('s')}.{q('table_id')} = %s ORDER BY {q('s')}.{q('index')}")
+
+
+@functools.cache
+def _seats_query() -> _SeatsQuery:
+    return _SeatsQuery()
 
 
 def seats_with_people(table_id: int) -> list[Seat]:
     """The table's seats by index, each with its person and their profile cached, as
     ``select_related("user__profile")`` leaves them."""
-    user_model = get_user_model()
-    profile_rel = user_model._meta.get_field("profile")
-    seat_shape = _shape(Seat, "s")
-    user_shape = _shape(user_model, "u")
-    profile_shape = _shape(profile_rel.related_model, "p")
-    a, b = len(seat_shape), len(seat_shape) + len(user_shape)
+    query = _seats_query()
+    a = len(query.seat)
+    b = a + len(query.user)
     seats = []
-    for row in _fetch(_seats_sql(), [table_id]):
-        seat = seat_shape.make(row[:a])
+    for row in _fetch(query.sql, [table_id]):
+        seat = query.seat.make(row[:a])
         user = None
         if seat.user_id is not None:
-            user = user_shape.make(row[a:b])
-            profile = profile_shape.make(row[b:]) if row[b] is not None else None
-            profile_rel.set_cached_value(user, profile)
+            user = query.user.make(row[a:b])
+            profile = query.profile.make(row[b:]) if row[b] is not None else None
+            query.profile_rel.set_cached_value(user, profile)
             if profile is not None:
-                profile_rel.field.set_cached_value(profile, user)
-        Seat._meta.get_field("user").set_cached_value(seat, user)
+                query.profile_rel.field.set_cached_value(profile, user)
+        query.seat_user.set_cached_value(seat, user)
         seats.append(seat)
     return seats
 

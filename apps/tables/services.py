@@ -122,7 +122,7 @@ DUE_TOLERANCE = timedelta(milliseconds=50)
 
 def _locked(table_id: int) -> Table:
     # The host's and pauser's names, which the snapshot needs, come with the seats when they
-    # sit there (``state._person``); only otherwise are they read.
+    # sit there (``state._seated``); only otherwise are they read.
     table = rows.locked_table(table_id)
     if table is None:
         raise ServiceError(_("This table does not exist."), code="no_table")

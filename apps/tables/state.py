@@ -230,13 +230,10 @@ WATCHERS_KEPT_BY = frozenset({"move", "round_over", "round_started", "match_over
                               "resumed", "presence"})
 
 
-def _person(user_id: int, seats: list[Seat], table: Table, field: str):
-    """The host or pauser, taken from the seats already read when they sit at the table (they
-    nearly always do), so the hot path reads no more users."""
-    for seat in seats:
-        if seat.user_id == user_id and seat.user is not None:
-            return seat.user
-    return getattr(table, field)
+def _seated(user_id: int, seats: list[Seat]):
+    """The person seated as ``user_id``, from the seats already read, or None: the host and
+    the pauser nearly always sit at the table, so the hot path reads no more users."""
+    return next((s.user for s in seats if s.user_id == user_id and s.user is not None), None)
 
 
 def build(table: Table, *, engine: EngineMatch | None, match=None,
@@ -277,9 +274,9 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
             "id": table.pk, "code": table.code, "name": table.name, "preset": table.preset,
             "players": table.players, "target": rules.target, "options": rules.options(),
             "public": table.public, "state": table.state, "paused": table.paused,
-            "paused_by": (display_name(_person(table.paused_by_id, seats, table, "paused_by"))
+            "paused_by": (display_name(_seated(table.paused_by_id, seats) or table.paused_by)
                           if table.paused_by_id else None),
-            "host": display_name(_person(table.host_id, seats, table, "host")),
+            "host": display_name(_seated(table.host_id, seats) or table.host),
             "allow_bots": table.allow_bots,
             # Quick play: when bots take the free seats (ms since the epoch, None once the
             # table started), and whether bots took seats at the start (the league's half).
