@@ -91,6 +91,27 @@ def fresh_database(url: str, tag: str, keep: bool = False) -> Iterator[str]:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def run_command_on_fresh_database(command: str, tag: str, argv: list[str]) -> None:
+    """Run the management command ``command`` with ``argv`` in this process, on a fresh
+    database made on ``DATABASE_URL``'s server (:func:`fresh_database`), so that a benchmark
+    never fills a real one."""
+    url = require_postgres(os.environ.get("DATABASE_URL"))
+    # A tool run from a shell: settings refuse to start without a key when DEBUG is off, and
+    # DEBUG on would keep every query in memory for the whole run.
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    with fresh_database(url, tag) as fresh:
+        os.environ["DATABASE_URL"] = fresh
+        import django
+        from django.core.management import call_command
+
+        django.setup()
+        call_command(command, *argv)
+        from django.db import connections
+
+        connections.close_all()
+
+
 def site_env(database_url: str, redis_url: str, var_dir: Path) -> dict[str, str]:
     """The environment every process of a tool's site shares (and the tool itself).
 

@@ -44,12 +44,13 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         from config.celery import app
 
-        self.cleanup()
+        delete_tables()
         app.control.purge()  # timers left by an earlier run would act on deleted tables
         worker, beat = self.start_celery(opts["concurrency"], opts["pool"])
         try:
             began = time.monotonic()
-            tables = self.open_tables(opts["tables"], opts["turn_seconds"], opts["bots"])
+            tables = open_tables(opts["tables"], turn_seconds=opts["turn_seconds"],
+                                 bots=opts["bots"])
             self.steady_from = timezone.now()
             self.stdout.write(f"{len(tables)} tables started in {time.monotonic() - began:.0f} s;"
                               f" measuring the next {opts['seconds']} s")
@@ -65,7 +66,7 @@ class Command(BaseCommand):
                     proc.kill()
         self.report(tables, stopped)
         if not opts["keep"]:
-            self.cleanup()
+            delete_tables()
 
     def start_celery(self, concurrency: int, pool: str):
         from apps.core import processes
@@ -79,29 +80,6 @@ class Command(BaseCommand):
         beat = subprocess.Popen(processes.beat(var_dir), env=env)
         time.sleep(3)  # let the worker connect before the first timers are due
         return worker, beat
-
-    def open_tables(self, count: int, turn_seconds: int, bots: int) -> list[int]:
-        users = get_user_model().objects
-        ids = []
-        for t in range(count):
-            people = [users.create_user(username=f"{PREFIX}{t}-{s}") for s in range(4 - bots)]
-            table = services.create_table(host=people[0], preset="partners", public=True,
-                                          allow_bots=bots > 0,
-                                          options={"turn_seconds": turn_seconds})
-            Table.objects.filter(pk=table.pk).update(next_round_seconds=1,
-                                                     bot_think_ms=turn_seconds * 1000)
-            for person in people[1:]:
-                services.join_table(user=person, table_id=table.pk)
-            for _bot in range(bots):
-                services.add_bot(user=people[0], table_id=table.pk, level="medium")
-            for s, person in enumerate(people):
-                # Through the service, as a socket opening does: the person is present (an
-                # away one would get a bot standing in after two minutes).
-                services.connect(user=person, table_id=table.pk,
-                                 channel_name=f"{PREFIX}{t}-{s}")
-            services.start_match(user=people[0], table_id=table.pk)
-            ids.append(table.pk)
-        return ids
 
     def report(self, tables: list[int], stopped) -> None:
         # Only deadlines due once every table was open: setup itself loads the machine.
@@ -135,6 +113,35 @@ class Command(BaseCommand):
             f"turns acted on twice: {duplicates}; rounds with a skipped ply: {gaps}; "
             f"deadlines missed: {missed}")
 
-    def cleanup(self) -> None:
-        Table.objects.filter(host__username__startswith=PREFIX).delete()
-        get_user_model().objects.filter(username__startswith=PREFIX).delete()
+
+def open_tables(count: int, *, turn_seconds: int, bots: int = 0,
+                prefix: str = PREFIX) -> list[int]:
+    """``count`` started partners tables at ``turn_seconds`` turns, ``bots`` of each table's
+    seats bots (thinking one turn time), the others people connected and never moving; their
+    users are named after ``prefix`` (the benchmarks delete them by it)."""
+    users = get_user_model().objects
+    ids = []
+    for t in range(count):
+        people = [users.create_user(username=f"{prefix}{t}-{s}") for s in range(4 - bots)]
+        table = services.create_table(host=people[0], preset="partners", public=True,
+                                      allow_bots=bots > 0,
+                                      options={"turn_seconds": turn_seconds})
+        Table.objects.filter(pk=table.pk).update(next_round_seconds=1,
+                                                 bot_think_ms=turn_seconds * 1000)
+        for person in people[1:]:
+            services.join_table(user=person, table_id=table.pk)
+        for _bot in range(bots):
+            services.add_bot(user=people[0], table_id=table.pk, level="medium")
+        for s, person in enumerate(people):
+            # Through the service, as a socket opening does: the person is present (an
+            # away one would get a bot standing in after two minutes).
+            services.connect(user=person, table_id=table.pk, channel_name=f"{prefix}{t}-{s}")
+        services.start_match(user=people[0], table_id=table.pk)
+        ids.append(table.pk)
+    return ids
+
+
+def delete_tables(prefix: str = PREFIX) -> None:
+    """Every table and user :func:`open_tables` made with ``prefix``."""
+    Table.objects.filter(host__username__startswith=prefix).delete()
+    get_user_model().objects.filter(username__startswith=prefix).delete()

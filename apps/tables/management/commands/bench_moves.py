@@ -8,13 +8,13 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.tables import rows, services
+from apps.tables.management.commands.bench_deadlines import delete_tables, open_tables
 from apps.tables.models import Match, Seat, Table
 
 PREFIX = "benchmv-"
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--moves", type=int, default=2000)
 
     def handle(self, *args, **opts):
-        ids = self.open_tables(opts["tables"])
+        ids = open_tables(opts["tables"], turn_seconds=2, prefix=PREFIX)
         later = timezone.now() + timedelta(days=1)  # every deadline is due
 
         def play(count: int) -> None:
@@ -54,8 +54,7 @@ class Command(BaseCommand):
             f"({moves / wall:.0f} moves/s on one thread); "
             f"{len(queries) / len(ids):.1f} statements per move (BEGIN and COMMIT included)")
         self.compare_reads(ids[0])
-        Table.objects.filter(host__username__startswith=PREFIX).delete()
-        get_user_model().objects.filter(username__startswith=PREFIX).delete()
+        delete_tables(PREFIX)
 
     def compare_reads(self, pk: int) -> None:
         pairs = [
@@ -78,20 +77,3 @@ class Command(BaseCommand):
         for _ in range(count):
             fn()
         return (time.process_time() - began) / count * 1000
-
-    def open_tables(self, count: int) -> list[int]:
-        users = get_user_model().objects
-        ids = []
-        for t in range(count):
-            people = [users.create_user(username=f"{PREFIX}{t}-{s}") for s in range(4)]
-            table = services.create_table(host=people[0], preset="partners", public=True,
-                                          options={"turn_seconds": 2})
-            Table.objects.filter(pk=table.pk).update(next_round_seconds=1)
-            for person in people[1:]:
-                services.join_table(user=person, table_id=table.pk)
-            for s, person in enumerate(people):
-                services.connect(user=person, table_id=table.pk,
-                                 channel_name=f"{PREFIX}{t}-{s}")
-            services.start_match(user=people[0], table_id=table.pk)
-            ids.append(table.pk)
-        return ids
