@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import socket
 import uuid
@@ -28,6 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
+
+from apps.core import wire
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +212,7 @@ class Hub:
         snap = None
         try:
             raw = await self._client().hget(snapshots.key(table_id, code), "d")
-            snap = None if raw is None else json.loads(raw)
+            snap = None if raw is None else wire.loads(raw)
         except Exception:
             log.warning("could not read the snapshot of table %s", table_id, exc_info=True)
         if snap is None or snap["version"] < at_least:

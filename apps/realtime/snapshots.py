@@ -12,12 +12,13 @@ are read only by the server's own processes.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import OrderedDict
 
 from django.conf import settings
+
+from apps.core import wire
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +57,8 @@ def client():
     return _client
 
 
-def encode(snap: dict) -> str:
-    return json.dumps(snap, separators=(",", ":"))
+def encode(snap: dict) -> bytes:
+    return wire.dumps_bytes(snap)
 
 
 #: The last snapshot this process stored, per table: the next change at that table, made here,
@@ -112,7 +113,7 @@ def load(table_id: int, code: str | None = None) -> dict | None:
     except Exception:
         log.warning("could not read the snapshot of table %s", table_id, exc_info=True)
         return None
-    return None if raw is None else json.loads(raw)
+    return None if raw is None else wire.loads(raw)
 
 
 def forget_all() -> None:

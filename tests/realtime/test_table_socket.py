@@ -399,3 +399,32 @@ async def test_me_socket_needs_a_session(db_no_rollback=None):
     sock = Socket("/ws/me/")
     assert await sock.connect()
     assert (await sock.comm.receive_output(timeout=5))["code"] == 4401
+
+
+async def test_frames_and_doorbells_do_not_queue_on_the_sync_thread(people, monkeypatch):
+    """Channels' dispatch would send close_old_connections to the one sync thread before every
+    frame and doorbell; the table socket and ws/me dispatch without it (their database calls
+    clean up on their own threads)."""
+    import channels.consumer
+
+    hops = []
+
+    async def counted():
+        hops.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    table = await db(seat_table)(people)
+    users = await db(seated)(table)
+    sockets = await open_seats(table, users)
+    me = Socket("/ws/me/", users[1])
+    assert await me.connect()
+    await me.send({"type": "ping"})
+    assert await me.recv() == {"type": "pong"}
+    await db(_play_until_a_pass)(table.pk, random.Random(5))
+    current = await db(version_of)(table.pk)
+    for sock in sockets:
+        await sock.send({"type": "ping"})
+        assert (await sock.state(current))["version"] == current
+    assert hops == []
+    for sock in [*sockets, me]:
+        await sock.close()
