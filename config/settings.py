@@ -106,6 +106,10 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_MAX_AGE"] = int(
         os.environ.get("DB_CONN_MAX_AGE", "0" if TESTING else "60"))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Lets psycopg prepare statements (Django turns it off for connection poolers; the site
+    # has none). Only the move path's server-binding cursors prepare (apps.tables.rows): the
+    # ORM's client-binding ones never do.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Redis: channel layer, cache and Celery broker ----------------------------------------------

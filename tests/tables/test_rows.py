@@ -88,3 +88,43 @@ def test_insert_and_update_write_what_the_orm_reads_back(playing, people):
     position = {"round_id": rnd.pk, "engine": {"totals": [1, 2], "over": False}}
     assert rows.update(Match, rnd.match_id, position=position) == 1
     assert Match.objects.get(pk=rnd.match_id).position == position
+
+
+def test_json_columns_round_trip_as_the_orm_writes_and_reads_them(playing):
+    """The move path's JSON columns go through orjson (``apps.core.wire``): the same values
+    come back through the ORM and through ``rows``, and None is SQL NULL as in the ORM."""
+    match = Match.objects.get(table=playing)
+    position = {"round_id": 7, "engine": {"hands": [["6-6", "5-4"], []], "name": "João ñ 🂓",
+                                          "ends": None, "big": 2**40, "ratio": 0.5}}
+    assert rows.update(Match, match.pk, position=position) == 1
+    assert Match.objects.get(pk=match.pk).position == position
+    assert rows.current_match(playing.pk).position == position
+    Match.objects.filter(pk=match.pk).update(position={"from": "the ORM", "n": [1, "ç"]})
+    assert rows.current_match(playing.pk).position == {"from": "the ORM", "n": [1, "ç"]}
+    assert rows.update(Match, match.pk, position=None) == 1
+    assert Match.objects.filter(pk=match.pk, position__isnull=True).exists()
+    assert rows.current_match(playing.pk).position is None
+
+
+@pytest.mark.postgres
+def test_the_move_path_s_statements_are_prepared_once_per_connection(playing):
+    """PostgreSQL plans a prepared statement once per connection, not on every move."""
+    with transaction.atomic():
+        for _ in range(3):
+            assert rows.locked_table(playing.pk).pk == playing.pk
+            assert len(rows.seats_with_people(playing.pk)) == 4
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            prepared = [row[0] for row in cursor.fetchall()]
+    assert any("FOR UPDATE" in sql and '"t"."id" = $1' in sql for sql in prepared), prepared
+    assert sum('FROM "tables_seat"' in sql for sql in prepared) == 1, prepared
+
+
+@pytest.mark.postgres
+def test_prepared_reads_count_as_queries_and_keep_the_time_zone(playing):
+    with CaptureQueriesContext(connection) as seen:
+        table = rows.locked_table(playing.pk)
+    assert len(seen.captured_queries) == 1
+    assert "FOR UPDATE" in seen.captured_queries[0]["sql"]
+    assert table.created_at == Table.objects.get(pk=playing.pk).created_at
+    assert table.created_at.utcoffset() == timedelta(0)
