@@ -320,6 +320,7 @@ class LoadTest:
         tables = [probe.open_table(people=people[4 * t:4 * t + 4], preset="partners",
                                    options={"turn_seconds": None})
                   for t in range(count)]
+        procs.analyze()
         close_old_connections()
         procs.log(f"{count} tables open in {time.monotonic() - began:.1f} s")
         return tables
@@ -372,6 +373,9 @@ class LoadTest:
             pids.update({f"client-{i + 1}": [w.pid] for i, w in enumerate(workers)})
             pids["postgres"] = procs.postgres_backends(database)
             window = procs.CpuWindow()
+            postmaster = procs.parent_pid(pids["postgres"][0]) if pids["postgres"] else None
+            if postmaster is not None:
+                window.reapers["postgres"] = postmaster
             redis_pid, redis0 = procs.redis_cpu(self.env["REDIS_URL"])
             window.begin(pids)
             t0 = timezone.now()

@@ -332,6 +332,25 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def reaped_cpu_seconds(pid: int) -> float | None:
+    """cutime + cstime of a process: the CPU of its children that have exited and been
+    waited for."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
+
+
+def parent_pid(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def rss_mb(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/status") as fh:
@@ -354,10 +373,17 @@ def machine_busy() -> tuple[float, float]:
 @dataclass
 class CpuWindow:
     """CPU use of named processes between :meth:`begin` and :meth:`end`, as cores (1.0 = one
-    core busy for the whole window), plus their RSS at the end."""
+    core busy for the whole window), plus their RSS at the end.
+
+    ``reapers`` names, for a group whose processes come and go (PostgreSQL's backends: Django
+    reconnects every CONN_MAX_AGE), the parent that waits for them: the CPU of those that ended
+    during the window is read from its children's total, less what they had used before it.
+    """
 
     pids: dict[str, list[int]] = field(default_factory=dict)
+    reapers: dict[str, int] = field(default_factory=dict)
     _start: dict[int, float] = field(default_factory=dict)
+    _reaped0: dict[str, float] = field(default_factory=dict)
     _t0: float = 0.0
     _machine0: tuple[float, float] = (0.0, 0.0)
     result: dict[str, dict[str, float]] = field(default_factory=dict)
@@ -366,6 +392,8 @@ class CpuWindow:
     def begin(self, pids: dict[str, list[int]]) -> None:
         self.pids = pids
         self._start = {pid: cpu_seconds(pid) or 0.0 for group in pids.values() for pid in group}
+        self._reaped0 = {name: reaped_cpu_seconds(pid) or 0.0
+                         for name, pid in self.reapers.items()}
         self._t0 = time.monotonic()
         self._machine0 = machine_busy()
 
@@ -384,9 +412,13 @@ class CpuWindow:
             for pid in group:
                 now = cpu_seconds(pid)
                 if now is None:
+                    # Ended during the window: its whole life is in the reaper's total.
+                    used -= self._start.get(pid, 0.0) if name in self.reapers else 0.0
                     continue
                 used += now - self._start.get(pid, 0.0)
                 rss += rss_mb(pid) or 0.0
+            if name in self.reapers:
+                used += (reaped_cpu_seconds(self.reapers[name]) or 0.0) - self._reaped0[name]
             self.result[name] = {"cpu": used / wall, "rss_mb": rss}
         return self.result
 
@@ -405,6 +437,18 @@ def redis_cpu(url: str) -> tuple[int | None, float | None]:
     except redis.RedisError:
         return None, None
     return server.get("process_id"), cpu.get("used_cpu_user", 0) + cpu.get("used_cpu_sys", 0)
+
+
+def analyze() -> None:
+    """Gather the planner's statistics of the configured database, as autovacuum does on a
+    running site. A freshly made database of thousands of players has none (autovacuum is off
+    on these machines), and the planner then reads all of ``auth_user`` for every move's seats:
+    that one statement was half of PostgreSQL's CPU at 600 tables (pg_stat_statements)."""
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
 
 
 def postgres_backends(database: str) -> list[int]:

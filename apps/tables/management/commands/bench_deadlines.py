@@ -138,6 +138,9 @@ def open_tables(count: int, *, turn_seconds: int, bots: int = 0,
             services.connect(user=person, table_id=table.pk, channel_name=f"{prefix}{t}-{s}")
         services.start_match(user=people[0], table_id=table.pk)
         ids.append(table.pk)
+    from apps.realtime import procs
+
+    procs.analyze()
     return ids
 
 
