@@ -2,10 +2,9 @@
 snapshots in Redis, and the JSON columns of the move's own statements (``apps.tables.rows``).
 
 orjson instead of the standard library: those encodings and decodings were a fifth of a web
-process's CPU at 600 tables. The output is the
-same JSON (compact, keys as given; non-ASCII is written as UTF-8, not escaped). Frames *from*
-clients are still read with the standard library (``consumers.parse_frame``), whose errors the
-protocol's refusals are written against.
+process's CPU at 600 tables. The output is the same JSON (compact, keys as given; non-ASCII is
+written as UTF-8, not escaped). Frames *from* clients are still read with the standard library
+(``consumers.parse_frame``), whose errors the protocol's refusals are written against.
 """
 
 from __future__ import annotations

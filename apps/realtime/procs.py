@@ -322,33 +322,32 @@ class RedisServer:
 
 # -- /proc -------------------------------------------------------------------------------------
 
-def cpu_seconds(pid: int) -> float | None:
-    """utime + stime of a process (not its children)."""
+def _stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (which may hold spaces), or
+    None once the process is gone."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
+            return fh.read().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of a process (not its children)."""
+    fields = _stat(pid)
+    return None if fields is None else (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def reaped_cpu_seconds(pid: int) -> float | None:
     """cutime + cstime of a process: the CPU of its children that have exited and been
     waited for."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
+    fields = _stat(pid)
+    return None if fields is None else (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
 
 
 def parent_pid(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return int(fh.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
+    fields = _stat(pid)
+    return None if fields is None else int(fields[1])
 
 
 def rss_mb(pid: int) -> float | None:

@@ -110,26 +110,15 @@ def _table_name(model: type[Model]) -> str:
     return _quote(model._meta.db_table)
 
 
-_prepared_cursor_classes: tuple[type, type] | None = None
-
-
-def _prepared_cursor_factory(*, logged: bool):
+@functools.cache
+def _prepared_cursor_class(*, logged: bool) -> type:
     """A psycopg cursor that binds its parameters on the server and prepares every statement
     (psycopg keeps a connection's prepared statements keyed by the SQL and the parameters'
     types). Django's own cursors bind on the client and never prepare, so PostgreSQL planned
     each of a move's statements again on every move: about half of its CPU per move at 600
     tables (pg_stat_statements), and the client-side quoting a tenth of a web process's."""
-    global _prepared_cursor_classes
-    if _prepared_cursor_classes is None:
-        from django.db.backends.postgresql.base import ServerBindingCursor
-
-        class PreparedCursor(ServerBindingCursor):
-            # Prepared at once (the connection's prepare_threshold must be set: None, Django's
-            # default, turns preparing off altogether): these run on every move.
-            def execute(self, query, params=None, *, prepare=None, binary=None):
-                return super().execute(query, params, prepare=True, binary=binary)
-
-        class LoggedPreparedCursor(PreparedCursor):
+    if logged:
+        class LoggedPreparedCursor(_prepared_cursor_class(logged=False)):
             # psycopg leaves a prepared execution's query unrecorded, where Django's query log
             # (DEBUG, the tests' query counts) reads it back: put it there.
             def execute(self, query, params=None, *, prepare=None, binary=None):
@@ -137,8 +126,17 @@ def _prepared_cursor_factory(*, logged: bool):
                 self._query = self._convert_query(query, params)
                 return done
 
-        _prepared_cursor_classes = (PreparedCursor, LoggedPreparedCursor)
-    return _prepared_cursor_classes[logged]
+        return LoggedPreparedCursor
+
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparedCursor(ServerBindingCursor):
+        # Prepared at once (the connection's prepare_threshold must be set: None, Django's
+        # default, turns preparing off altogether): these run on every move.
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            return super().execute(query, params, prepare=True, binary=binary)
+
+    return PreparedCursor
 
 
 def _same_time_zone(conn, cursor) -> None:
@@ -164,7 +162,7 @@ def _cursor():
     conn.ensure_connection()
     conn.validate_thread_sharing()
     with conn.wrap_database_errors:
-        raw = _prepared_cursor_factory(logged=conn.queries_logged)(conn.connection)
+        raw = _prepared_cursor_class(logged=conn.queries_logged)(conn.connection)
     _same_time_zone(conn, raw)
     return conn.make_debug_cursor(raw) if conn.queries_logged else conn.make_cursor(raw)
 
