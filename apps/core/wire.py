@@ -9,6 +9,7 @@ written as UTF-8, not escaped). Frames *from* clients are still read with the st
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import orjson
@@ -19,11 +20,17 @@ _OPTIONS = orjson.OPT_NON_STR_KEYS  # as json.dumps: a number as a key becomes i
 
 
 def dumps(value: Any) -> str:
-    return orjson.dumps(value, option=_OPTIONS).decode()
+    return dumps_bytes(value).decode()
 
 
 def dumps_bytes(value: Any) -> bytes:
-    return orjson.dumps(value, option=_OPTIONS)
+    try:
+        return orjson.dumps(value, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        # orjson refuses integers beyond 64 bits, which JSON itself allows (a client may send
+        # one); the standard library writes the same text for them. Anything it cannot encode
+        # either still raises.
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def loads(raw: str | bytes) -> Any:

@@ -79,11 +79,18 @@ def watching_closed(state: dict) -> bool:
             and table["state"] != "waiting")
 
 
+#: The largest integer a browser's JSON reads exactly (Number.MAX_SAFE_INTEGER). An id or a
+#: number beyond it is nobody's real id; echoed, it would not even read back as sent.
+SAFE_INTEGER = 2**53 - 1
+
+
 def _ref(msg: dict):
     ref = msg.get("id")
     if isinstance(ref, bool) or not isinstance(ref, (str, int)):
         return None
-    return ref if isinstance(ref, int) or len(ref) <= 64 else None
+    if isinstance(ref, int):
+        return ref if -SAFE_INTEGER <= ref <= SAFE_INTEGER else None
+    return ref if len(ref) <= 64 else None
 
 
 class SafeConsumer(AsyncWebsocketConsumer):
@@ -341,7 +348,8 @@ class TableConsumer(TableSocket):
         kwargs = {"reason": msg.get("reason"), "note": msg.get("note") or ""}
         for key, name in (("message", "message_id"), ("seat", "seat_index")):
             value = msg.get(key)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                      or not 0 <= value <= SAFE_INTEGER):
                 raise Refusal("malformed", _("A report names a message or a seat by number."))
             kwargs[name] = value
         if not isinstance(kwargs["reason"], str) or not isinstance(kwargs["note"], str):

@@ -263,6 +263,43 @@ async def test_bad_frames_get_an_error_and_change_nothing(people):
     await sock.close()
 
 
+async def test_numbers_beyond_a_browsers_reach_are_refused_not_fatal(people):
+    """An id (or a report's message number) larger than 64 bits: orjson cannot write such an
+    integer, and echoing it in the refusal once killed the socket (found by test_frames)."""
+    table = await db(seat_table)(people)
+    users = await db(seated)(table)
+    sock = Socket(f"/ws/table/{table.pk}/", users[1])
+    me = Socket("/ws/me/", users[1])
+    assert await sock.connect() and await me.connect()
+    await sock.state()
+    before = await db(version_of)(table.pk)
+    huge = 2**70
+    for frame, code in (({"type": "shuffle", "id": huge}, "unknown"),
+                        ({"type": "play", "round": 0, "ply": huge, "tile": "6-6", "id": -huge},
+                         "malformed"),
+                        ({"type": "report", "reason": "abuse", "message": huge}, "malformed"),
+                        ({"type": "report", "reason": "abuse", "seat": -huge}, "malformed"),
+                        ({"type": "host", "action": "remove_bot", "seat": huge, "id": 2**53},
+                         "not_host")):
+        await sock.send(frame)
+        reply = await sock.recv()
+        assert (reply["type"], reply["code"], reply["id"]) == ("error", code, None), reply
+    await sock.send({"type": "shuffle", "id": 2**53 - 1})  # the largest a browser holds
+    assert (await sock.recv())["id"] == 2**53 - 1
+    await me.send({"type": "what", "id": huge})
+    assert (await me.recv())["type"] == "error"
+    await sock.send({"type": "ping", "version": huge})
+    assert await sock.recv() == {"type": "pong"}
+    await sock.send({"type": "sync"})
+    assert (await sock.state())["version"] == before
+    await me.send({"type": "ping"})
+    assert await me.recv() == {"type": "pong"}
+    assert sock.closed is None and me.closed is None
+    assert await db(version_of)(table.pk) == before
+    await sock.close()
+    await me.close()
+
+
 async def test_an_unexpected_failure_is_an_internal_error_not_a_close(people, monkeypatch):
     from apps.tables import services as table_services
 
