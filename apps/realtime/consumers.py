@@ -6,9 +6,11 @@ the boneyard cannot leave the server. The protocol is written down in ``docs/pro
 
 No frame can break a socket: every text frame is answered (a state, a pong, a notice or an
 ``error`` with a code from the protocol), and an unexpected exception inside a handler is
-logged with its frame and answered with the code ``internal``. Whatever ends a socket (a close,
-a crash, the process being cancelled), its presence and its groups are cleaned up on the way
-out; a process that dies outright is covered by its presence lease (``apps.realtime.hub``).
+logged with its frame and answered with the code ``internal`` (``unavailable`` when PostgreSQL
+or Redis is out of reach: the same frame works again once they are back). Whatever ends a
+socket (a close, a crash, the process being cancelled), its presence and its groups are cleaned
+up on the way out; a process that dies outright is covered by its presence lease
+(``apps.realtime.hub``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ import logging
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import InterfaceError, OperationalError
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from apps.core import wire
 
@@ -44,6 +49,9 @@ KNOWN_TABLES_KEY = "tables_known"
 BANNED_CLOSE_CODE = 4403
 HOST_ACTIONS = ("start", "start_with_bots", "pause", "resume", "next_round", "new_match",
                 "add_bot", "remove_bot")
+#: What a frame meets while PostgreSQL or Redis is restarting or out of reach: no bug of ours,
+#: and the same frame will work once it is back.
+OUTAGES = (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError)
 
 
 class Refusal(Exception):
@@ -137,6 +145,12 @@ class SafeConsumer(AsyncWebsocketConsumer):
         except Refusal as err:
             await self.refuse(err, ref)
             await self.refused(err)
+        except OUTAGES as err:
+            log.warning("socket frame met an outage (%s: %s): %r", type(err).__name__, err,
+                        (text_data or "")[:100])
+            await self.refuse(Refusal("unavailable", _(
+                "The game server cannot reach its database right now. Try again in a "
+                "moment.")), ref)
         except Exception:
             log.exception("socket frame failed: %r", (text_data or bytes_data or "")[:300])
             await self.refuse(Refusal("internal", _("Something went wrong on our side; "

@@ -322,6 +322,46 @@ async def test_an_unexpected_failure_is_an_internal_error_not_a_close(people, mo
     await sock.close()
 
 
+@pytest.mark.parametrize("outage", ["postgres", "redis"])
+async def test_an_outage_is_unavailable_not_internal(people, monkeypatch, caplog, outage):
+    """PostgreSQL restarting or Redis away is no bug: the player is told to try again, in
+    their language, the log has a warning and no traceback, and the retry works."""
+    from django.db import OperationalError
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from apps.accounts.services import set_language
+    from apps.tables import services as table_services
+
+    failure = (OperationalError("consuming input failed: server closed the connection "
+                                "unexpectedly") if outage == "postgres"
+               else RedisConnectionError("Error 111 connecting to 127.0.0.1:6379."))
+    real_pause = table_services.pause
+
+    def away(**kwargs):
+        raise failure
+
+    table = await db(seat_table)(people)
+    await db(set_language)(user=people["host"], language="es")
+    sock = Socket(f"/ws/table/{table.pk}/", people["host"])
+    assert await sock.connect()
+    await sock.state()
+    before = await db(version_of)(table.pk)
+    monkeypatch.setattr(table_services, "pause", away)
+    with caplog.at_level("WARNING", logger="apps.realtime.consumers"):
+        await sock.send({"type": "host", "action": "pause", "id": "p1"})
+        reply = await sock.recv()
+    assert (reply["type"], reply["code"], reply["id"]) == ("error", "unavailable", "p1")
+    assert reply["message"] == ("El servidor del juego no logra conectar con su base de datos "
+                                "ahora mismo. Vuelve a intentarlo en un momento.")
+    assert "met an outage" in caplog.text and "Traceback" not in caplog.text
+    assert await db(version_of)(table.pk) == before
+    monkeypatch.setattr(table_services, "pause", real_pause)
+    await sock.send({"type": "host", "action": "pause", "id": "p2"})
+    assert (await sock.state(min_version=before + 1))["state"]["table"]["paused"]
+    assert sock.closed is None
+    await sock.close()
+
+
 async def test_errors_speak_the_profile_language(people):
     from apps.accounts.services import set_language
 
