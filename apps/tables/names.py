@@ -38,3 +38,18 @@ def table_name_problem(name: str) -> str | None:
     if blocked_word(name) is not None:
         return _("Choose another table name: this one has a word the club does not allow.")
     return None
+
+
+def seat_names(names: list[str], bots: list[bool]) -> list[str]:
+    """Each seat's name in the active language: a person's own, and for bots "Bot" when one
+    sits at the table, "Bot 1", "Bot 2"... in seat order when several do, so that a move, a
+    score line and a replay say which bot; an empty seat's stays empty."""
+    numbered = sum(bots) > 1
+    out, count = [], 0
+    for name, bot in zip(names, bots, strict=True):
+        if name or not bot:
+            out.append(name)
+            continue
+        count += 1
+        out.append(_("Bot %(number)d") % {"number": count} if numbered else _("Bot"))
+    return out

@@ -8,6 +8,7 @@ from django.utils import translation
 
 from . import game, state
 from .models import Invitation, Table
+from .names import seat_names
 from .state import display_name, number_words  # noqa: F401  (pages use them from here)
 
 
@@ -213,8 +214,6 @@ def replay_of(table: Table, match) -> dict:
     """What the replay page shows of a finished match: its record (the download's), every
     position the engine went through (``harness.steps``: all hands, ends, running scores),
     and who sat where in each round, by name."""
-    from django.utils.translation import gettext as _
-
     from apps.rules import harness
 
     record = finished_record(table, match.number)
@@ -222,8 +221,9 @@ def replay_of(table: Table, match) -> dict:
                   .order_by("number").values_list("seat_users", flat=True))
     names = _names(u for seats in rounds for u in seats)
     rules = game.match_rules(match)
-    seats = [[names.get(u, "") if u else _("Bot") for u in users] for users in rounds]
     bots = [[u is None for u in users] for users in rounds]
+    seats = [seat_names([names.get(u, "") if u else "" for u in users], round_bots)
+             for users, round_bots in zip(rounds, bots, strict=True)]
     results = [rnd["result"] for rnd in harness.replay(record).get("rounds", [])]
     return {"record": record, "steps": harness.steps(record), "results": results,
             "seats": seats, "bots": bots,
@@ -259,20 +259,17 @@ def match_history(*, user, page=None, per_page: int = HISTORY_PER_PAGE):
 
 
 def _history_row(match, rounds: list, user_id: int, names: dict, labels: dict) -> dict:
-    from django.utils.translation import gettext as _
-
     rules = game.match_rules(match)
     # The seats of the last round they played: partners and opponents as the match ended.
     seats = next((s for s in reversed(rounds) if user_id in s), rounds[-1] if rounds else [])
     mine = seats.index(user_id) if user_id in seats else 0
     side = rules.side_of(mine)
 
-    def name(u):
-        return names.get(u, "") if u else _("Bot")
-
-    partners = [name(u) for i, u in enumerate(seats)
+    named = seat_names([names.get(u, "") if u else "" for u in seats],
+                       [u is None for u in seats])
+    partners = [named[i] for i in range(len(seats))
                 if i != mine and rules.partners and rules.side_of(i) == side]
-    opponents = [name(u) for i, u in enumerate(seats) if rules.side_of(i) != side]
+    opponents = [named[i] for i in range(len(seats)) if rules.side_of(i) != side]
     scores = list(match.scores or [])
     rank = 1 + sum(1 for s in scores if s > scores[side]) if scores else None
     return {"match": match, "table": match.table, "finished_at": match.finished_at,

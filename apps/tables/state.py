@@ -45,6 +45,7 @@ from apps.rules.engine import Match as EngineMatch
 from apps.rules.view import private_part, public_view
 
 from .models import Seat, Table, TableEvent
+from .names import seat_names
 
 #: Versions of events a snapshot carries: a socket further behind gets the state alone.
 LOG_LENGTH = 20
@@ -359,7 +360,8 @@ def _words(table: Table, engine: EngineMatch | None, seats: list[dict], snap: di
     out = {}
     for lang, _name in settings.LANGUAGES:
         with translation.override(lang):
-            named = [dict(s, name=s["name"] or (_("Bot") if s["bot"] else "")) for s in seats]
+            names = seat_names([s["name"] for s in seats], [s["bot"] for s in seats])
+            named = [dict(s, name=name) for s, name in zip(seats, names, strict=True)]
             words = {
                 "preset_name": str(labels.get(table.preset, table.preset)),
                 "closed_reason": closed_sentence(table),

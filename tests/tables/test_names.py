@@ -137,3 +137,41 @@ def test_a_staff_rename_shows_where_players_look(client, people):
     with pytest.raises(ServiceError) as err:
         mod.rename_table(actor=root, table_id=table.pk, name="<script>")
     assert err.value.code == "bad_name"
+
+
+# Bots' names: "Bot" alone, numbered in seat order when several sit at a table.
+
+def test_seat_names_number_the_bots_only_when_there_are_several():
+    from apps.tables.names import seat_names
+
+    with translation.override("en"):
+        assert seat_names(["ana", "", "", ""], [False, True, True, True]) == [
+            "ana", "Bot 1", "Bot 2", "Bot 3"]
+        assert seat_names(["", "ana", "bea", "caio"], [True, False, False, False]) == [
+            "Bot", "ana", "bea", "caio"]
+        # An empty seat stays nameless.
+        assert seat_names(["ana", "", "", "bea"], [False, False, True, False]) == [
+            "ana", "", "Bot", "bea"]
+
+
+@pytest.mark.django_db
+def test_the_table_state_and_its_sentences_say_which_bot(people):
+    from apps.tables import state
+
+    table = services.create_table(host=people["host"], preset="partners", allow_bots=True,
+                                  options={"turn_seconds": None})
+    for _ in range(3):
+        services.add_bot(user=people["host"], table_id=table.pk)
+    snap = state.build_latest(table.pk)
+    for language, bot in (("en", "Bot"), ("es", "Bot"), ("pt-br", "Bot")):
+        names = [s["name"] for s in state.compose(
+            snap, state.Viewer(user_id=people["host"].pk, language=language))["seats"]]
+        assert names == ["host", f"{bot} 1", f"{bot} 2", f"{bot} 3"], language
+    services.remove_bot(user=people["host"], table_id=table.pk, seat_index=2)
+    services.join_table(user=people["ana"], table_id=table.pk, code=table.code)
+    services.remove_bot(user=people["host"], table_id=table.pk, seat_index=3)
+    services.join_table(user=people["bea"], table_id=table.pk, code=table.code)
+    snap = state.build_latest(table.pk)
+    names = [s["name"] for s in state.compose(
+        snap, state.Viewer(user_id=people["host"].pk, language="en"))["seats"]]
+    assert names == ["host", "Bot", "ana", "bea"]
