@@ -20,6 +20,7 @@ import pytest
 
 from .test_table_page import (
     ARGS,
+    CHROMIUM_NEEDED,
     DESKTOP,
     PHONE,
     axe_check,
@@ -29,7 +30,7 @@ from .test_table_page import (
     watch_console,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, CHROMIUM_NEEDED, pytest.mark.timeout(300)]
 
 FILL_SECONDS = 20
 COUNTDOWN = {"en": "bots fill the free seats in", "pt-br": "os bots ocuparão os lugares livres em",

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
-                                 reason="needs /usr/bin/chromium")]
+CHROMIUM_NEEDED = pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
+                                     reason="needs /usr/bin/chromium")
+pytestmark = [pytest.mark.browser, pytest.mark.slow, CHROMIUM_NEEDED]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SHOTS = Path(os.environ.get("TABLE_SCREENSHOTS", ROOT / "docs" / "screenshots"))
