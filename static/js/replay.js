@@ -42,14 +42,15 @@ function sideNames(k = r) {
   return R.seats[k].map((_n, i) => seatName(i, k));
 }
 
-// Who made a move: the person, the table for them (their time ran out), or a bot (a bot's seat,
-// or one standing in for the person).
+// Who made a move, when it was not the seat's own player: the table for a person (their time
+// ran out) or a bot standing in for them. "ana played six-one (played by ana)" said nothing,
+// and a bot's own seat is named as a bot already.
 function byWords(move, k = r) {
   const name = seatName(move.seat, k);
   // A pass the table writes is either the preset's own (nothing fitted) or time running out.
   if (move.by === "table") return fmt(move.pass ? T.by_table_pass : T.by_table, { name });
-  if (move.by === "bot") return R.bots[k][move.seat] ? T.by_bot : fmt(T.by_standin, { name });
-  return fmt(T.by_player, { name });
+  if (move.by === "bot" && !R.bots[k][move.seat]) return fmt(T.by_standin, { name });
+  return "";
 }
 
 function moveWords(move, i, k = r) {
@@ -106,7 +107,7 @@ function renderMoves() {
     const item = el("li", { class: `${move.pass ? "pass" : "play"}${i === ply - 1 ? " current" : ""}`,
       "aria-current": i === ply - 1 ? "step" : false },
     el("button", { type: "button", class: "link", "data-ply": i + 1 }, moveWords(move, i)),
-    " ", el("span", { class: "muted" }, `(${byWords(move)})`));
+    ...(byWords(move) ? [" ", el("span", { class: "muted" }, `(${byWords(move)})`)] : []));
     return item;
   }));
   const current = $("replay-moves").querySelector(".current");
@@ -130,7 +131,8 @@ function render() {
   page.dataset.end = ply === moves.length ? "1" : "0";
   page.textContent = `${fmt(T.round_of, { n: r + 1, total: rounds.length })} · ${ply ? fmt(T.step, { n: ply, total: moves.length }) : T.start}`;
   const last = ply ? moves[ply - 1] : null;
-  $("replay-move").textContent = last ? `${moveWords(last, ply - 1)} (${byWords(last)})` : "";
+  const by = last ? byWords(last) : "";
+  $("replay-move").textContent = last ? `${moveWords(last, ply - 1)}${by ? ` (${by})` : ""}` : "";
   const over = ply === moves.length;
   $("replay-result").hidden = !over;
   $("replay-result").textContent = over ? resultWords() : "";
