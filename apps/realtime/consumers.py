@@ -22,13 +22,11 @@ import logging
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.db import InterfaceError, OperationalError
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from apps.core import wire
+from apps.core.outages import OUTAGES
 
 from .hub import db, hub
 
@@ -49,9 +47,6 @@ KNOWN_TABLES_KEY = "tables_known"
 BANNED_CLOSE_CODE = 4403
 HOST_ACTIONS = ("start", "start_with_bots", "pause", "resume", "next_round", "new_match",
                 "add_bot", "remove_bot")
-#: What a frame meets while PostgreSQL or Redis is restarting or out of reach: no bug of ours,
-#: and the same frame will work once it is back.
-OUTAGES = (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError)
 
 
 class Refusal(Exception):

@@ -6,6 +6,8 @@ import logging
 
 from celery import shared_task
 
+from apps.core.outages import OUTAGES
+
 log = logging.getLogger(__name__)
 
 
@@ -19,6 +21,10 @@ def turn_due(table_id: int, round_number: int | None, ply: int | None,
                         think_first=think_first)
     except ServiceError as err:  # moved on, paused, not due: a late or repeated task is harmless
         log.debug("deadline of table %s at %s/%s: %s", table_id, round_number, ply, err.code)
+    except OUTAGES as err:
+        # The sweep finds this deadline still due once the database is back.
+        log.warning("deadline of table %s at %s/%s left to the sweep: %s: %s", table_id,
+                    round_number, ply, type(err).__name__, err)
 
 
 @shared_task(ignore_result=True)
@@ -29,10 +35,18 @@ def fill_due(table_id: int) -> None:
         fill_quick_table(table_id=table_id)
     except ServiceError as err:  # started, closed or not due: a late or repeated task is harmless
         log.debug("bot fill of table %s: %s", table_id, err.code)
+    except OUTAGES as err:
+        log.warning("bot fill of table %s left to the sweep: %s: %s", table_id,
+                    type(err).__name__, err)
 
 
 @shared_task(ignore_result=True)
-def sweep() -> dict:
+def sweep() -> dict | None:
     from .services import sweep as sweep_tables
 
-    return sweep_tables()
+    try:
+        return sweep_tables()
+    except OUTAGES as err:
+        # Beat sends the next one in a second; what this one would have done is still due.
+        log.warning("sweep skipped: %s: %s", type(err).__name__, err)
+        return None
