@@ -450,6 +450,41 @@ def analyze() -> None:
             cursor.execute("ANALYZE")
 
 
+def postgres_cluster(url: str) -> list[str] | None:
+    """[version, name] of this machine's Debian PostgreSQL cluster serving ``url``, when this
+    process may restart it (root, Debian's pg_ctlcluster, the server on this machine)."""
+    parts = urlsplit(url)
+    if os.geteuid() != 0 or not shutil.which("pg_lsclusters") \
+            or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    port = str(parts.port or 5432)
+    listing = subprocess.run(["pg_lsclusters", "--no-header"], capture_output=True, text=True,
+                             check=False).stdout.splitlines()
+    return next((fields[:2] for fields in map(str.split, listing)
+                 if len(fields) > 3 and fields[2] == port and fields[3] == "online"), None)
+
+
+def restart_postgres(url: str, timeout: float = 60.0) -> bool:
+    """Restart the PostgreSQL server of ``url`` (see :func:`postgres_cluster`) and wait until
+    it accepts connections again. Every connection of every process is cut, as by an
+    operator's restart or a crash."""
+    cluster = postgres_cluster(url)
+    if cluster is None:
+        raise RuntimeError(f"cannot restart the PostgreSQL server of {urlsplit(url).netloc}: "
+                           "it must be a Debian cluster of this machine, and this process root")
+    port = urlsplit(url).port or 5432
+    subprocess.run(["pg_ctlcluster", "-m", "fast", *cluster, "restart"], check=True,
+                   timeout=timeout, capture_output=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready = subprocess.run(["pg_isready", "-q", "-h", urlsplit(url).hostname or "127.0.0.1",
+                                "-p", str(port)], check=False)
+        if ready.returncode == 0:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def postgres_backends(database: str) -> list[int]:
     """Pids of the PostgreSQL backends connected to ``database`` (this machine's server)."""
     from django.db import connection

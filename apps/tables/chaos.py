@@ -13,14 +13,17 @@ table play for them.
 Each client holds one socket and reconnects as the table page does, to either Daphne in turn.
 
 Meanwhile, at random times, the driver kills a Daphne with SIGKILL and restarts it, kills the
-worker and beat and restarts them, and restarts Redis. After the last recovery it checks that
-every client caught up with its table within 10 s; at the end a third of the clients close
-their pages and, once the server has had up to ``--settle`` seconds, that every seat's
-``connected`` matches the sockets actually open. Then, from the database: every match's moves
-replay through the harness to its stored scores, and no round skips or repeats a ply; and the
-club's books hold: every wallet equals its ledger rows, every stake's escrow its entries, all
-wallets plus all escrow equal the coins ever minted, and no stake table's pot was paid twice
-or lost.
+worker and beat and restarts them, and restarts Redis; with ``postgres`` among the faults (not
+by default: it restarts this machine's PostgreSQL server under everything else using it, and
+needs root) it restarts PostgreSQL too, cutting every connection of every process. After the
+last recovery it checks that every client caught up with its table within 10 s; at the end a
+third of the clients close their pages and, once the server has had up to ``--settle``
+seconds, that every seat's ``connected`` matches the sockets actually open. No frame may be
+answered ``internal`` (an outage is ``unavailable``). Then, from the database: every match's
+moves replay through the harness to its stored scores, and no round skips or repeats a ply;
+and the club's books hold: every wallet equals its ledger rows, every stake's escrow its
+entries, all wallets plus all escrow equal the coins ever minted, and no stake table's pot was
+paid twice or lost.
 
 Every check prints PASS or FAIL; the exit status is 1 when any fails.
 """
@@ -43,7 +46,7 @@ from pathlib import Path
 from apps.realtime import probe, procs
 
 PREFIX = "chaos"
-KINDS = ("daphne", "celery", "redis")
+KINDS = ("daphne", "celery", "redis", "postgres")
 #: (preset, players): every preset, two- to four-handed.
 MIX = [("partners", 4), ("draw", 2), ("all-fives", 4), ("tranca", 4), ("block", 3),
        ("draw", 4), ("all-fives", 2), ("partners-66", 4), ("tranca", 2), ("pairs-series", 4)]
@@ -103,6 +106,7 @@ class Site:
 
     def __init__(self, env: dict[str, str], log_dir: Path, redis: procs.RedisServer) -> None:
         self.redis = redis
+        self.database_url = env["DATABASE_URL"]
         self.ports = [procs.free_port(), procs.free_port()]
         self.webs = [procs.daphne(port, env, log_dir, name=f"daphne-{i + 1}")
                      for i, port in enumerate(self.ports)]
@@ -157,6 +161,12 @@ class Site:
     def inject(self, kind: str, rng: random.Random) -> Fault:
         now = time.monotonic()
         self.look()
+        if kind == "postgres":
+            # Not a process of this site: the machine's server, restarted under everyone.
+            fault = Fault(kind, "postgresql", now)
+            ok = procs.restart_postgres(self.database_url)
+            fault.recovered = time.monotonic() if ok else None
+            return fault
         if kind == "daphne":
             i = rng.randrange(len(self.webs))
             targets = [self.webs[i]]
@@ -571,6 +581,19 @@ def check_faults(faults: list[Fault], wanted: dict[str, int]) -> Check:
                  missing + short)
 
 
+def check_answers(clients: list[probe.SeatClient]) -> Check:
+    """No frame was answered as a failure of ours: a fault is an outage (``unavailable``, try
+    again), never an ``internal`` error, and every frame the server sent could be read."""
+    errors: dict[str, int] = {}
+    for client in clients:
+        for code, n in client.stats.errors.items():
+            errors[code] = errors.get(code, 0) + n
+    bad = {code: errors.get(code, 0) for code in ("internal", "unreadable") if errors.get(code)}
+    return Check("no frame answered as a failure of ours", not bad,
+                 f"error frames {errors or 'none'}",
+                 [f"{n} answered '{code}'" for code, n in bad.items()])
+
+
 def print_checks(checks: list[Check]) -> None:
     for check in checks:
         print(f"{'PASS' if check.ok else 'FAIL'}  {check.name}: {check.detail}", flush=True)
@@ -630,6 +653,7 @@ def run(args: argparse.Namespace, env: dict[str, str], log_dir: Path,
     died = Check("no server process exited by itself", not deaths, f"{len(deaths)} exited",
                  deaths)
     checks = [*chaos.checks, check_faults(chaos.faults, args.faults), died,
+              check_answers(chaos.clients),
               *chaos.progress, *check_records(seated), *check_coins(seated)]
     print()
     print_run(chaos, site)
