@@ -15,3 +15,5 @@ urlpatterns = [
     path("staff/", include("apps.moderation.urls")),
     path("club/", include("apps.club.urls")),
 ]
+
+handler500 = "apps.core.views.server_error"

@@ -58,3 +58,22 @@ def favicon(request):
     response = HttpResponse(FAVICON.read_bytes(), content_type="image/x-icon")
     patch_cache_control(response, public=True, max_age=86400)
     return response
+
+
+def server_error(request):
+    """The page of an unhandled exception (``handler500``), drawn without the database: it may
+    be what failed. PostgreSQL or Redis out of reach is said as such, with 503 and a
+    Retry-After, since reloading in a moment works; anything else is our fault, and 500."""
+    import sys
+
+    from django.template import loader
+
+    from apps.core.outages import OUTAGES
+
+    outage = isinstance(sys.exc_info()[1], OUTAGES)
+    # A plain context: the request's context processors would read the session and the user.
+    html = loader.get_template("500.html").render({"outage": outage})
+    response = HttpResponse(html, status=503 if outage else 500)
+    if outage:
+        response["Retry-After"] = "5"
+    return response
