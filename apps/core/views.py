@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -71,8 +72,16 @@ def server_error(request):
     from apps.core.outages import OUTAGES
 
     outage = isinstance(sys.exc_info()[1], OUTAGES)
-    # A plain context: the request's context processors would read the session and the user.
-    html = loader.get_template("500.html").render({"outage": outage})
+    try:
+        # A plain context: the request's context processors would read the session and the
+        # user.
+        html = loader.get_template("500.html").render({"outage": outage})
+    except Exception:
+        # The page itself failed (its static files' manifest missing, say): a bare sentence
+        # still beats the server's own empty 500.
+        logger.exception("the error page could not be drawn")
+        words = _("Back in a moment") if outage else _("Something went wrong")
+        html = f"<!DOCTYPE html><title>{words}</title><p>{words}</p>"
     response = HttpResponse(html, status=503 if outage else 500)
     if outage:
         response["Retry-After"] = "5"

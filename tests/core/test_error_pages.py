@@ -51,3 +51,17 @@ def test_a_bug_is_a_500_in_the_visitors_language(client, monkeypatch):
     assert response.status_code == 500 and "Retry-After" not in response
     html = response.content.decode()
     assert "<h1>Algo deu errado</h1>" in html and "Voltamos" not in html
+
+
+def test_an_error_page_that_cannot_be_drawn_still_answers(client, monkeypatch):
+    from django.template import loader
+
+    def missing(name, *args, **kwargs):
+        raise ValueError("Missing staticfiles manifest entry for 'favicon.svg'")
+
+    monkeypatch.setattr(selectors, "lobby_rows", broken(OperationalError("gone")))
+    monkeypatch.setattr(loader, "get_template", missing)
+    client.raise_request_exception = False
+    response = client.get("/lobby/", HTTP_ACCEPT_LANGUAGE="es")
+    assert response.status_code == 503
+    assert "<p>Volvemos en un momento</p>" in response.content.decode()
