@@ -148,6 +148,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     # The weekly league's prizes; paid once per week however often this runs (apps.club).
     "club-close-league": {"task": "apps.club.tasks.close_league", "schedule": 600.0,
                           "options": {"expires": 600}},
+    # Table events older than any state carries (apps.tables.services.prune_table_events).
+    "prune-table-events": {"task": "apps.tables.tasks.prune_events", "schedule": 60.0,
+                           "options": {"expires": 60}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------

@@ -265,7 +265,8 @@ class TableEvent(models.Model):
     """What changed at a version of a table, for the sockets that must show it.
 
     Written in the transaction that bumps the version, so no event is lost with a doorbell; a
-    table's state carries the last few (``apps.tables.state.LOG_LENGTH``).
+    table's state carries the last few (``apps.tables.state.LOG_LENGTH``), and older rows are
+    deleted every minute (``apps.tables.services.prune_table_events``): nothing else reads them.
     """
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="events")

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -1608,6 +1608,27 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
 
     done["guests_deleted"] = delete_idle_guests(now=now)
     return done
+
+
+def prune_table_events(*, keep: int | None = None, batch: int = 5000, batches: int = 20) -> int:
+    """Delete the events no state can carry any more; returns how many.
+
+    A table's snapshot holds the events of its last ``state.LOG_LENGTH`` versions, rebuilt from
+    these rows when Redis has lost it, and nothing else reads them. Left alone they grow by one
+    row per version of every table for ever (a busy evening is millions). Beat runs this every
+    minute (``config/settings.py``), in batches of short statements on rows no move touches.
+    """
+    from .state import LOG_LENGTH
+
+    keep = LOG_LENGTH if keep is None else keep
+    old = TableEvent.objects.filter(version__lte=F("table__version") - keep)
+    deleted = 0
+    for _batch in range(batches):
+        ids = list(old.values_list("pk", flat=True)[:batch])
+        if not ids:
+            break
+        deleted += TableEvent.objects.filter(pk__in=ids).delete()[0]
+    return deleted
 
 
 def _sweep_practice(*, now: datetime) -> int:

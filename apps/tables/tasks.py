@@ -50,3 +50,14 @@ def sweep() -> dict | None:
         # Beat sends the next one in a second; what this one would have done is still due.
         log.warning("sweep skipped: %s: %s", type(err).__name__, err)
         return None
+
+
+@shared_task(ignore_result=True)
+def prune_events() -> int | None:
+    from .services import prune_table_events
+
+    try:
+        return prune_table_events()
+    except OUTAGES as err:
+        log.warning("table events not pruned this time: %s: %s", type(err).__name__, err)
+        return None
