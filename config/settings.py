@@ -151,6 +151,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Table events older than any state carries (apps.tables.services.prune_table_events).
     "prune-table-events": {"task": "apps.tables.tasks.prune_events", "schedule": 60.0,
                            "options": {"expires": 60}},
+    # Django's clearsessions, hourly: expired sessions stay in their table otherwise.
+    "clear-expired-sessions": {"task": "apps.accounts.tasks.clear_expired_sessions",
+                               "schedule": 3600.0, "options": {"expires": 3600}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------
