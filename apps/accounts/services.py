@@ -92,13 +92,15 @@ def sign_up(
 
 
 def update_profile(*, user: User, display_name: str, avatar: str, language: str) -> Profile:
-    """Change a user's display name, avatar and language."""
+    """Change a user's display name, avatar and language. A new name or avatar reaches the
+    open tables they sit at at once, not with the table's next move."""
     profile = ensure_profile(user)
     try:
         display_name = clean_display_name(display_name, exclude_user=user)
     except ValidationError as error:
         raise ValidationError({"display_name": error.error_list}) from error
     _check_choices(avatar=avatar, language=language)
+    seen_at_tables = (profile.display_name, profile.avatar) != (display_name, avatar)
     profile.display_name = display_name
     profile.avatar = avatar
     profile.language = language
@@ -107,6 +109,10 @@ def update_profile(*, user: User, display_name: str, avatar: str, language: str)
             profile.save()
     except IntegrityError as error:
         raise _taken_error() from error
+    if seen_at_tables:
+        from apps.tables.services import person_renamed
+
+        person_renamed(user_id=user.pk)
     return profile
 
 

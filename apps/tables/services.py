@@ -1669,9 +1669,9 @@ def _require_not_banned(user) -> None:
 
 
 def person_renamed(*, user_id: int) -> int:
-    """A person's name changed (signing up from a guest session): each open table they sit at
-    gets a new version, so that its pages show the new name (a snapshot keeps the names it
-    was built with). Returns how many tables."""
+    """A person's name or avatar changed (on their profile, or signing up from a guest
+    session): each open table they sit at gets a new version, so that its pages show it (a
+    snapshot keeps the names it was built with). Returns how many tables."""
     tables = (Seat.objects.filter(user_id=user_id, table__state__in=RUNNING)
               .values_list("table_id", flat=True).distinct())
     ids = sorted(set(tables))

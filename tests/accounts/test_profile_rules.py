@@ -139,3 +139,32 @@ def test_ensure_profile_for_a_user_without_one(db):
     Profile.objects.filter(user=user).delete()
     user = User.objects.get(pk=user.pk)
     assert services.ensure_profile(user).display_name == "dave"
+
+
+def test_a_new_name_or_avatar_reaches_the_open_tables_at_once(make_user):
+    from apps.tables import services as tables
+    from apps.tables import state
+    from apps.tables.models import Table
+
+    host, ana = make_user("hostess"), make_user("ana", avatar="cat")
+    table = tables.create_table(host=host, preset="draw", players=2,
+                                options={"turn_seconds": None})
+    tables.join_table(user=ana, table_id=table.pk, code=table.code)
+    closed = tables.create_table(host=ana, preset="draw", players=2)
+    Table.objects.filter(pk=closed.pk).update(state=Table.State.CLOSED)
+    closed_version = Table.objects.get(pk=closed.pk).version
+
+    def anas_seat():
+        snap = state.build_latest(table.pk)
+        seat = state.compose(snap, state.Viewer(user_id=host.pk, language="en"))["seats"][1]
+        return seat["name"], seat["avatar"]
+
+    before = Table.objects.get(pk=table.pk).version
+    assert anas_seat() == ("ana", "cat")
+    services.update_profile(user=ana, display_name="AnaMaria", avatar="owl", language="es")
+    assert Table.objects.get(pk=table.pk).version == before + 1
+    assert anas_seat() == ("AnaMaria", "owl")
+    # Only the language changed: nothing a table shows, so no new version anywhere.
+    services.update_profile(user=ana, display_name="AnaMaria", avatar="owl", language="pt-br")
+    assert Table.objects.get(pk=table.pk).version == before + 1
+    assert Table.objects.get(pk=closed.pk).version == closed_version
