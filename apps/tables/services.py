@@ -1548,6 +1548,23 @@ def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome | None
         return _bump(table, [{"kind": "closed", "reason": "empty"}], now=now)
 
 
+def mark_unopened(*, table_id: int, now: datetime | None = None) -> None:
+    """A waiting table nobody has opened for the empty-table limit since it was made (its host
+    left before the page connected, say): nobody connected, so it leaves the lobby and is closed
+    like any other (shared/specs/tables.md), counted from its creation. Before, only a table
+    someone had opened and left ever became empty; this one stayed in the lobby for good."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        table = _locked(table_id)
+        if table.state != Table.State.WAITING or table.empty_since is not None \
+                or table.created_at + _empty_limit() > now \
+                or Connection.objects.filter(table=table).exists():
+            raise NotDue()
+        # No new version: no page shows it, and closing it (the same sweep) makes one.
+        table.empty_since = table.created_at
+        table.save(update_fields=["empty_since"])
+
+
 def cancel_waiting(*, table_id: int, reason: str, now: datetime | None = None) -> Outcome:
     """Close a table whose match never started (``reason`` goes to ``closed_reason``): a stake
     table not filled in time, or whose opener stood up (apps.club)."""
@@ -1595,6 +1612,10 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     waited = Table.objects.filter(quick=True, state=Table.State.WAITING,
                                   fill_at__lte=now).values_list("pk", flat=True)
     done["filled"] = _act_on_each(waited, fill_quick_table, now=now)
+    unopened = Table.objects.filter(state=Table.State.WAITING, empty_since__isnull=True,
+                                    created_at__lte=now - _empty_limit(),
+                                    connections__isnull=True).values_list("pk", flat=True)
+    done["unopened"] = _act_on_each(unopened, mark_unopened, now=now)
     empty = Table.objects.filter(empty_since__lte=now - _empty_limit()).exclude(
         state=Table.State.CLOSED).values_list("pk", flat=True)
     for table_id in list(empty[:500]):

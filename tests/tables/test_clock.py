@@ -270,3 +270,27 @@ def test_a_human_move_racing_the_deadline_applies_one_move(people):
     assert len(applied) == 1 and len(results) == 2
     assert set(results) - set(applied) <= {"stale", "not_due"}
     assert Move.objects.filter(round__match__table=table).count() == 1
+
+
+def test_a_table_nobody_ever_opened_leaves_the_lobby_and_closes(people):
+    """shared/specs/tables.md: with nobody connected a table leaves the lobby and closes after
+    2 minutes. A table whose host never opened its page (nor anyone else) counts from when it
+    was made; one with a page open does not close."""
+    from apps.tables import selectors
+
+    ghost = services.create_table(host=people["host"], preset="partners", public=True)
+    services.join_table(user=people["ana"], table_id=ghost.pk, code=ghost.code)
+    held = services.create_table(host=people["bea"], preset="partners", public=True)
+    Connection.objects.create(table=held, user=people["bea"], channel_name="test-channel")
+    made = Table.objects.get(pk=ghost.pk).created_at
+    assert {ghost.pk, held.pk} <= {t.pk for t in selectors.lobby_tables()}
+
+    done = services.sweep(now=made + timedelta(seconds=110))
+    assert done["unopened"] == 0 and Table.objects.get(pk=ghost.pk).state == Table.State.WAITING
+    done = services.sweep(now=made + timedelta(minutes=2, seconds=1))
+    assert done["unopened"] == 1 and done["closed"] == 1
+    ghost = Table.objects.get(pk=ghost.pk)
+    assert (ghost.state, ghost.closed_reason) == (Table.State.CLOSED, "empty")
+    assert Table.objects.get(pk=held.pk).state == Table.State.WAITING
+    assert ghost.pk not in {t.pk for t in selectors.lobby_tables()}
+    assert held.pk in {t.pk for t in selectors.lobby_tables()}
