@@ -1551,8 +1551,8 @@ def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome | None
 def mark_unopened(*, table_id: int, now: datetime | None = None) -> None:
     """A waiting table nobody has opened for the empty-table limit since it was made (its host
     left before the page connected, say): nobody connected, so it leaves the lobby and is closed
-    like any other (shared/specs/tables.md), counted from its creation. Before, only a table
-    someone had opened and left ever became empty; this one stayed in the lobby for good."""
+    like any other (shared/specs/tables.md), counted from its creation. The sockets mark a
+    table empty only when its last page closes, and this one never had a page."""
     now = now or timezone.now()
     with transaction.atomic():
         table = _locked(table_id)
