@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from apps.core.outages import OUTAGES
+from apps.core.outages import OUTAGES, warn
 
 log = logging.getLogger(__name__)
 
@@ -22,4 +22,4 @@ def clear_expired_sessions() -> None:
     try:
         import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
     except OUTAGES as err:
-        log.warning("expired sessions not cleared this time: %s: %s", type(err).__name__, err)
+        warn(log, "expired sessions not cleared this time", err)

@@ -8,9 +8,16 @@ operator's planned restart does not read like a crash.
 
 from __future__ import annotations
 
+import logging
+
 from django.db import InterfaceError, OperationalError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 OUTAGES: tuple[type[Exception], ...] = (OperationalError, InterfaceError, RedisConnectionError,
                                         RedisTimeoutError)
+
+
+def warn(log: logging.Logger, what: str, err: Exception) -> None:
+    """The one line an outage leaves: what it stopped, and which error said so."""
+    log.warning("%s: %s: %s", what, type(err).__name__, err)

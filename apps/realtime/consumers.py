@@ -26,7 +26,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from apps.core import wire
-from apps.core.outages import OUTAGES
+from apps.core.outages import OUTAGES, warn
 
 from .hub import db, hub
 
@@ -141,8 +141,7 @@ class SafeConsumer(AsyncWebsocketConsumer):
             await self.refuse(err, ref)
             await self.refused(err)
         except OUTAGES as err:
-            log.warning("socket frame met an outage (%s: %s): %r", type(err).__name__, err,
-                        (text_data or "")[:100])
+            warn(log, f"socket frame {(text_data or '')[:100]!r} met an outage", err)
             await self.refuse(Refusal("unavailable", _(
                 "The game server cannot reach its database right now. Try again in a "
                 "moment.")), ref)

@@ -468,17 +468,17 @@ def restart_postgres(url: str, timeout: float = 60.0) -> bool:
     """Restart the PostgreSQL server of ``url`` (see :func:`postgres_cluster`) and wait until
     it accepts connections again. Every connection of every process is cut, as by an
     operator's restart or a crash."""
+    parts = urlsplit(url)
     cluster = postgres_cluster(url)
     if cluster is None:
-        raise RuntimeError(f"cannot restart the PostgreSQL server of {urlsplit(url).netloc}: "
+        raise RuntimeError(f"cannot restart the PostgreSQL server of {parts.netloc}: "
                            "it must be a Debian cluster of this machine, and this process root")
-    port = urlsplit(url).port or 5432
     subprocess.run(["pg_ctlcluster", "-m", "fast", *cluster, "restart"], check=True,
                    timeout=timeout, capture_output=True)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        ready = subprocess.run(["pg_isready", "-q", "-h", urlsplit(url).hostname or "127.0.0.1",
-                                "-p", str(port)], check=False)
+        ready = subprocess.run(["pg_isready", "-q", "-h", parts.hostname or "127.0.0.1",
+                                "-p", str(parts.port or 5432)], check=False)
         if ready.returncode == 0:
             return True
         time.sleep(0.1)

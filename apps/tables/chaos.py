@@ -581,13 +581,19 @@ def check_faults(faults: list[Fault], wanted: dict[str, int]) -> Check:
                  missing + short)
 
 
-def check_answers(clients: list[probe.SeatClient]) -> Check:
-    """No frame was answered as a failure of ours: a fault is an outage (``unavailable``, try
-    again), never an ``internal`` error, and every frame the server sent could be read."""
+def error_frames(clients: list[probe.SeatClient]) -> dict[str, int]:
+    """How many ``error`` frames of each code the clients got, together."""
     errors: dict[str, int] = {}
     for client in clients:
         for code, n in client.stats.errors.items():
             errors[code] = errors.get(code, 0) + n
+    return errors
+
+
+def check_answers(clients: list[probe.SeatClient]) -> Check:
+    """No frame was answered as a failure of ours: a fault is an outage (``unavailable``, try
+    again), never an ``internal`` error, and every frame the server sent could be read."""
+    errors = error_frames(clients)
     bad = {code: errors.get(code, 0) for code in ("internal", "unreadable") if errors.get(code)}
     return Check("no frame answered as a failure of ours", not bad,
                  f"error frames {errors or 'none'}",
@@ -606,12 +612,10 @@ def print_checks(checks: list[Check]) -> None:
 def print_run(chaos: Chaos, site: Site) -> None:
     clients = chaos.clients
     closes: dict[int, int] = {}
-    errors: dict[str, int] = {}
     for c in clients:
         for code, n in c.stats.closes.items():
             closes[code] = closes.get(code, 0) + n
-        for code, n in c.stats.errors.items():
-            errors[code] = errors.get(code, 0) + n
+    errors = error_frames(clients)
     print(f"clients: {len(clients)}; socket opens {sum(c.stats.opens for c in clients)}, "
           f"failed opens {sum(c.stats.failed_opens for c in clients)}, closes {closes}, "
           f"moves sent {sum(c.stats.moves_sent for c in clients)}, error frames {errors}",

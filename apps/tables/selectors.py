@@ -222,7 +222,7 @@ def replay_of(table: Table, match) -> dict:
     names = _names(u for seats in rounds for u in seats)
     rules = game.match_rules(match)
     bots = [[u is None for u in users] for users in rounds]
-    seats = [seat_names([names.get(u, "") if u else "" for u in users], round_bots)
+    seats = [seat_names([names.get(u, "") for u in users], round_bots)
              for users, round_bots in zip(rounds, bots, strict=True)]
     results = [rnd["result"] for rnd in harness.replay(record).get("rounds", [])]
     return {"record": record, "steps": harness.steps(record), "results": results,
@@ -265,8 +265,7 @@ def _history_row(match, rounds: list, user_id: int, names: dict, labels: dict) -
     mine = seats.index(user_id) if user_id in seats else 0
     side = rules.side_of(mine)
 
-    named = seat_names([names.get(u, "") if u else "" for u in seats],
-                       [u is None for u in seats])
+    named = seat_names([names.get(u, "") for u in seats], [u is None for u in seats])
     partners = [named[i] for i in range(len(seats))
                 if i != mine and rules.partners and rules.side_of(i) == side]
     opponents = [named[i] for i in range(len(seats)) if rules.side_of(i) != side]

@@ -6,7 +6,7 @@ import logging
 
 from celery import shared_task
 
-from apps.core.outages import OUTAGES
+from apps.core.outages import OUTAGES, warn
 
 log = logging.getLogger(__name__)
 
@@ -23,8 +23,8 @@ def turn_due(table_id: int, round_number: int | None, ply: int | None,
         log.debug("deadline of table %s at %s/%s: %s", table_id, round_number, ply, err.code)
     except OUTAGES as err:
         # The sweep finds this deadline still due once the database is back.
-        log.warning("deadline of table %s at %s/%s left to the sweep: %s: %s", table_id,
-                    round_number, ply, type(err).__name__, err)
+        warn(log, f"deadline of table {table_id} at {round_number}/{ply} left to the sweep",
+             err)
 
 
 @shared_task(ignore_result=True)
@@ -36,8 +36,7 @@ def fill_due(table_id: int) -> None:
     except ServiceError as err:  # started, closed or not due: a late or repeated task is harmless
         log.debug("bot fill of table %s: %s", table_id, err.code)
     except OUTAGES as err:
-        log.warning("bot fill of table %s left to the sweep: %s: %s", table_id,
-                    type(err).__name__, err)
+        warn(log, f"bot fill of table {table_id} left to the sweep", err)
 
 
 @shared_task(ignore_result=True)
@@ -48,7 +47,7 @@ def sweep() -> dict | None:
         return sweep_tables()
     except OUTAGES as err:
         # Beat sends the next one in a second; what this one would have done is still due.
-        log.warning("sweep skipped: %s: %s", type(err).__name__, err)
+        warn(log, "sweep skipped", err)
         return None
 
 
@@ -59,5 +58,5 @@ def prune_events() -> int | None:
     try:
         return prune_table_events()
     except OUTAGES as err:
-        log.warning("table events not pruned this time: %s: %s", type(err).__name__, err)
+        warn(log, "table events not pruned this time", err)
         return None
