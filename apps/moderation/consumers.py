@@ -45,6 +45,3 @@ class ObserverConsumer(TableSocket):
 
     async def user_notified(self, event: dict) -> None:
         pass
-
-    async def reconnect_presence(self) -> None:
-        pass  # observers hold no presence

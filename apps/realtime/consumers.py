@@ -186,6 +186,8 @@ class TableSocket(SafeConsumer):
     """What the table socket and the staff observer share: a table's states, kept current."""
 
     observer = False
+    #: Whether this socket holds its person's presence at the table (a Connection row).
+    presence = False
 
     async def start_table(self, code: str, version: int) -> None:
         self.code = code
@@ -283,6 +285,7 @@ class TableSocket(SafeConsumer):
 
 
 class TableConsumer(TableSocket):
+    presence = True
     handlers = {"sync": "on_sync", "play": "on_play", "pass": "on_pass", "host": "on_host",
                 "ping": "on_ping", "chat": "on_chat", "report": "on_report"}
 
@@ -314,19 +317,24 @@ class TableConsumer(TableSocket):
         user = self.user
         if user is None or not user.is_authenticated:
             return services.SocketOpened(4401, self.language or "")
-        node_id = await hub().node(self.scope)
+        lease = await hub().lease(self.scope)
         session = self.scope.get("session")
         known = list(session.get(KNOWN_TABLES_KEY, [])) if session is not None else []
         opened = await db(services.open_socket, user=user, table_id=self.table_id,
-                          channel_name=self.channel_name, node_id=node_id, known_ids=known)
+                          channel_name=self.channel_name, lease=lease, known_ids=known)
         self.language = opened.language
         return opened
 
     async def reconnect_presence(self) -> None:
-        """The process's lease was renewed under a new id: say again that this socket is
-        open."""
+        """The sweep ended this open socket's presence (its process was too slow to renew
+        the lease): say again that it is open, or close it if it may no longer stay (the
+        table was deleted meanwhile, the person banned)."""
+        if not self.joined:
+            return  # closing: its cleanup ends the presence
         with contextlib.suppress(Exception):
-            await self._open()
+            opened = await self._open()
+            if opened.close_code is not None:
+                await self.close(code=opened.close_code)
 
     async def cleanup(self) -> None:
         if getattr(self, "claimed", False):

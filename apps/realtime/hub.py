@@ -9,9 +9,24 @@
   waits behind every other socket's.
 - **The presence lease.** While the process holds sockets, it renews its
   :class:`~apps.tables.models.WebNode` lease every few seconds. That one call also ends the
-  presence of sockets that died without closing, and returns the version of every table the
-  process holds sockets at: a socket behind it (its doorbell was lost) is brought up to date.
-  A process that dies stops renewing; beat's sweep then ends the presence of all its sockets.
+  presence of sockets that died without closing, says which open sockets lost theirs (the
+  process stalled past its lease), and returns the version of every table the process holds
+  sockets at: a socket behind it (its doorbell was lost) is brought up to date. A process that
+  dies stops renewing; beat's sweep then ends the presence of all its sockets.
+
+What here assumes ongoing activity, and why a quiet spell longer than any expiry cannot hurt
+it (tests/realtime/test_idle_site.py opens a socket after such a spell):
+- the lease: renewed only while sockets are open; when the last closes the heartbeat stops and
+  the sweep deletes the row. Nothing of the row is cached: the process's identity is
+  ``boot``, made here, and every connection and renewal writes the row again if it is gone.
+- ``snaps``: a table's snapshot is kept only while this process holds a socket at the table.
+- the snapshot reader's Redis pool: a connection Redis dropped while idle (a restart, a
+  server ``timeout``) fails its next command, which redis-py retries on a new connection.
+- the database threads' connections: ``db`` runs Django's ``close_old_connections`` around
+  every call, so a connection PostgreSQL cut while idle (a restart) is replaced, never reused.
+- the channel layer's connections and group memberships belong to ``channels_redis``: its
+  receive loop reconnects; a group expires after ``group_expiry`` (config/env.py), which the
+  heartbeat's version check covers if a doorbell is lost.
 """
 
 from __future__ import annotations
@@ -107,23 +122,27 @@ class Hub:
         self.snaps: dict[int, dict] = {}
         self.flights: dict[tuple[int, str], asyncio.Future] = {}
         self.boot = uuid.uuid4().hex
-        self.node_id: int | None = None
         self.name: str | None = None
+        self._registered = False
         self._node_lock = asyncio.Lock()
         self._beat: asyncio.Task | None = None
         self._redis = None
 
     # -- the lease -----------------------------------------------------------------------------
 
-    async def node(self, scope: dict) -> int:
-        """This process's lease, taken at its first socket."""
-        async with self._node_lock:
-            if self.node_id is None:
-                from apps.tables.services import register_node
+    async def lease(self, scope: dict):
+        """This process's lease, as its connections name it. The first socket of the process
+        registers it (ending what an earlier run of the process left connected); after that
+        nothing needs the database here: whoever writes a connection writes the lease too."""
+        from apps.tables.services import Lease, register_node
 
-                self.name = self.name or _node_name(scope)
-                self.node_id = await db(register_node, boot=self.boot, name=self.name)
-            return self.node_id
+        async with self._node_lock:
+            self.name = self.name or _node_name(scope)
+            lease = Lease(self.boot, self.name)
+            if not self._registered:
+                await db(register_node, lease)
+                self._registered = True
+        return lease
 
     def claim(self, channel_name: str) -> None:
         self.channels.add(channel_name)
@@ -150,35 +169,40 @@ class Hub:
         self.release(consumer.channel_name)
 
     async def _heartbeat(self) -> None:
-        from apps.tables.services import renew_lease
-
         while True:
             await asyncio.sleep(heartbeat_seconds())
             try:
-                consumers = [c for group in self.sockets.values() for c in group]
-                versions = await db(renew_lease, node_id=self.node_id,
-                                    channels=list(self.channels), table_ids=list(self.sockets))
-                if versions is None:
-                    await self._lease_lost(consumers)
-                    continue
-                for table_id, version in versions.items():
-                    for consumer in list(self.sockets.get(table_id, ())):
-                        if consumer.sent_version < version:
-                            asyncio.get_running_loop().create_task(consumer.catch_up(version))
+                await self.renew()
             except asyncio.CancelledError:
                 raise
             except Exception:  # the database or Redis is away: try again next beat
                 log.warning("presence heartbeat failed", exc_info=True)
 
-    async def _lease_lost(self, consumers: list) -> None:
-        """The sweep ended this process's lease (it was too slow to renew, or the database
-        lost it): take a new one and mark every socket connected again."""
-        log.warning("presence lease of %s expired; renewing it", self.name)
-        async with self._node_lock:
-            self.node_id = None
-        self.boot = uuid.uuid4().hex
-        for consumer in consumers:
-            await consumer.reconnect_presence()
+    async def renew(self) -> None:
+        """One beat: renew the lease, give back the presence the sweep took from sockets that
+        are still open, and bring every socket behind its table up to date."""
+        from apps.tables.services import Lease, renew_lease
+
+        if self.name is None:
+            return  # no socket got as far as the lease yet
+        consumers = [c for group in self.sockets.values() for c in group]
+        present = [c.channel_name for c in consumers if c.presence]
+        renewal = await db(renew_lease, Lease(self.boot, self.name),
+                           channels=list(self.channels), present=present,
+                           table_ids=list(self.sockets))
+        loop = asyncio.get_running_loop()
+        if renewal.missing:
+            log.warning("presence of %d open socket(s) of %s was ended (the lease %s); "
+                        "saying again that they are open", len(renewal.missing), self.name,
+                        "had expired" if renewal.rewritten else "was renewed late")
+            missing = set(renewal.missing)
+            for consumer in consumers:
+                if consumer.channel_name in missing:
+                    loop.create_task(consumer.reconnect_presence())
+        for table_id, version in renewal.versions.items():
+            for consumer in list(self.sockets.get(table_id, ())):
+                if consumer.sent_version < version:
+                    loop.create_task(consumer.catch_up(version))
 
     # -- snapshots -----------------------------------------------------------------------------
 

@@ -285,10 +285,17 @@ class TableEvent(models.Model):
 class WebNode(models.Model):
     """One run of one web process, holding sockets: its lease on their presence.
 
-    The process renews ``seen_at`` every few seconds (``apps.realtime.hub``); when it stops
-    (killed, crashed, its machine gone) the beat sweep finds the lease expired and ends the
-    presence of every socket it held. ``name`` is the process's place (host and port), the same
-    across restarts, so a process that starts again ends what its earlier run left at once.
+    The process renews ``seen_at`` every few seconds while it holds sockets
+    (``apps.realtime.hub``); when it stops (killed, crashed, its machine gone) the beat sweep
+    finds the lease expired and ends the presence of every socket it held. ``name`` is the
+    process's place (host and port), the same across restarts, so a process that starts again
+    ends what its earlier run left at once.
+
+    The process's identity is ``boot``, which it makes itself at start; this row is only its
+    lease, and the sweep deletes it once it has expired and holds nothing (an idle process
+    stops renewing). So connections point at the boot, not at the row's id, and whoever writes
+    one writes the row again in the same transaction (``services.hold_lease``): no process ever
+    holds an id the sweep can take away under it.
     """
 
     boot = models.CharField(max_length=64, unique=True)
@@ -307,9 +314,12 @@ class Connection(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                              related_name="+")
     channel_name = models.CharField(max_length=200, unique=True)
-    #: The web process holding the socket; None for connections made outside a socket.
-    node = models.ForeignKey(WebNode, null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="connections")
+    #: The web process holding the socket (its boot); None for connections made outside a
+    #: socket. DO_NOTHING: a lease is deleted only while it holds no connection, by one
+    #: statement that checks both (``services.expire_leases``), never by Django's collector,
+    #: which would read the connections first and null any written in between.
+    node = models.ForeignKey(WebNode, to_field="boot", null=True, blank=True,
+                             on_delete=models.DO_NOTHING, related_name="connections")
     opened_at = models.DateTimeField(auto_now_add=True)
     last_seen = models.DateTimeField(auto_now=True)
 

@@ -1293,7 +1293,7 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
 # -- presence ---------------------------------------------------------------------------------
 
 def connect(*, user, table_id: int, channel_name: str,
-            node_id: int | None = None) -> Outcome | None:
+            lease: Lease | None = None) -> Outcome | None:
     """A socket opened. A seated person's first tab makes them connected; back within the
     round, they take their hand back from the bot; an empty table wakes up.
 
@@ -1301,14 +1301,18 @@ def connect(*, user, table_id: int, channel_name: str,
     table's emptiness (a table its players left still pauses and closes), and their first tab
     only changes the watcher count, with a light bump (:func:`_bump_watchers`).
 
-    ``node_id`` is the web process holding the socket (:class:`~apps.tables.models.WebNode`):
-    its lease keeps the connection alive.
+    ``lease`` is the web process holding the socket: its lease keeps the connection alive,
+    and is written again here, in the same transaction, if the sweep deleted it while the
+    process was idle.
     """
     with transaction.atomic():
         table = _locked(table_id)
+        if lease is not None:
+            hold_lease(lease)
         was = Connection.objects.filter(table=table, user=user).exists()
         Connection.objects.update_or_create(
-            channel_name=channel_name, defaults={"user": user, "table": table, "node_id": node_id})
+            channel_name=channel_name,
+            defaults={"user": user, "table": table, "node_id": lease and lease.boot})
         seat = table.seats.filter(user=user).first()
         if seat is None:
             return None if was else _bump_watchers(table)
@@ -1330,16 +1334,24 @@ def connect(*, user, table_id: int, channel_name: str,
         return _bump(table, events)
 
 
-def disconnect(*, channel_name: str, now: datetime | None = None) -> Outcome | None:
+def disconnect(*, channel_name: str, now: datetime | None = None,
+               lease_expired_before: datetime | None = None) -> Outcome | None:
     """A socket closed. A person's last tab makes them away; no seated person left pauses the
     table (by itself, so it resumes when one comes back) and starts its 2-minute expiry;
-    watchers' sockets count for neither."""
+    watchers' sockets count for neither.
+
+    ``lease_expired_before``: the sweep ends the socket only if its process's lease is still
+    expired now that the table is locked (the process may have renewed it meanwhile).
+    """
     with transaction.atomic():
         conn = Connection.objects.filter(channel_name=channel_name).first()
         if conn is None:
             return None
         table = _locked(conn.table_id)
-        if Connection.objects.filter(pk=conn.pk).delete()[0] == 0:
+        gone = Connection.objects.filter(pk=conn.pk)
+        if lease_expired_before is not None:
+            gone = gone.filter(node__seen_at__lt=lease_expired_before)
+        if gone.delete()[0] == 0:
             return None  # another call (the sweep, the socket itself) ended it first
         user_id = conn.user_id
         now = now or timezone.now()
@@ -1423,7 +1435,7 @@ class SocketOpened:
     code: str = ""
 
 
-def open_socket(*, user, table_id: int, channel_name: str, node_id: int | None,
+def open_socket(*, user, table_id: int, channel_name: str, lease: Lease | None,
                 known_ids=()) -> SocketOpened:
     """Everything a new table socket asks of the database, in one call: may this person hold
     it, in which language, and (for people) their presence."""
@@ -1445,7 +1457,7 @@ def open_socket(*, user, table_id: int, channel_name: str, node_id: int | None,
         return SocketOpened(4404, language)
     if watching_refused(table_id=table_id, user=user):
         return SocketOpened(WATCHING_OFF_CLOSE_CODE, language)
-    outcome = connect(user=user, table_id=table_id, channel_name=channel_name, node_id=node_id)
+    outcome = connect(user=user, table_id=table_id, channel_name=channel_name, lease=lease)
     code, version = Table.objects.filter(pk=table_id).values_list("code", "version").get()
     return SocketOpened(None, language, outcome.version if outcome else version, code)
 
@@ -1453,6 +1465,16 @@ def open_socket(*, user, table_id: int, channel_name: str, node_id: int | None,
 # -- presence leases --------------------------------------------------------------------------
 # A web process renews one lease for all its sockets (apps.realtime.hub); the sweep ends the
 # presence of every socket whose process stopped renewing.
+#
+# What assumes ongoing activity here, and what keeps it true across a quiet spell longer than
+# the lease (tests/realtime/test_idle_site.py):
+# - the lease row (WebNode): renewed only while the process holds sockets, deleted by the
+#   sweep LEASE after the last renewal once it holds no connection. The process never caches
+#   anything of the row: its identity is the boot it made itself, and every writer of a
+#   connection (``connect``) or of a renewal (``renew_lease``) writes the row again if it is
+#   gone, in the same statement's transaction (``hold_lease``).
+# - a connection row of a live socket ended by the sweep while its process was stalled:
+#   the next renewal reports it missing and the process says again that the socket is open.
 
 #: How often a web process renews its lease, and how long a lease lasts unrenewed. A socket
 #: whose process died counts as away within LEASE + the sweep's second (docs/protocol.md).
@@ -1464,51 +1486,100 @@ def lease_length() -> timedelta:
     return _limit("PRESENCE_LEASE_SECONDS", LEASE)
 
 
-def register_node(*, boot: str, name: str) -> int:
+@dataclass(frozen=True)
+class Lease:
+    """A web process as its connections name it: ``boot`` (one run of the process, made by the
+    process itself) and ``name`` (its place, the same across its restarts)."""
+
+    boot: str
+    name: str
+
+
+def hold_lease(lease: Lease, *, now: datetime | None = None) -> bool:
+    """Renew the lease, writing its row again if the sweep deleted it; True when it was
+    written anew.
+
+    The sweep deletes a lease only by a statement that requires it to be expired
+    (:func:`_delete_idle_leases`): once this UPDATE has renewed the row, a delete that was
+    waiting for it finds it renewed and leaves it.
+    """
+    from .models import WebNode
+
+    now = now or timezone.now()
+    if WebNode.objects.filter(boot=lease.boot).update(seen_at=now):
+        return False
+    _node, created = WebNode.objects.get_or_create(
+        boot=lease.boot, defaults={"name": lease.name, "seen_at": now, "started_at": now})
+    return created
+
+
+def register_node(lease: Lease) -> None:
     """A web process starts holding sockets: its lease begins, and whatever an earlier run of
     the same process (same ``name``) left connected ends at once."""
     from .models import WebNode
 
-    node, _created = WebNode.objects.update_or_create(
-        boot=boot, defaults={"name": name, "seen_at": timezone.now()})
-    earlier = WebNode.objects.filter(name=name).exclude(pk=node.pk)
-    _end_connections(Connection.objects.filter(node__in=earlier))
-    earlier.filter(connections__isnull=True).delete()
-    return node.pk
+    hold_lease(lease)
+    earlier = WebNode.objects.filter(name=lease.name).exclude(boot=lease.boot)
+    _end_connections(Connection.objects.filter(node__in=earlier.values("boot")))
+    _delete_idle_leases(earlier)
 
 
-def renew_lease(*, node_id: int, channels: list[str],
-                table_ids: list[int]) -> dict[int, int] | None:
-    """A web process's heartbeat: renew its lease, end the connections it holds rows for but no
-    longer has a socket for (a socket that died without closing), and tell it the version of
-    every table it holds sockets at, so that a lost doorbell is noticed. None when the lease
-    had already expired: the process must register again."""
-    from .models import WebNode
+@dataclass
+class Renewal:
+    """What a web process learns from renewing its lease: every version of the tables it holds
+    sockets at (a lost doorbell shows as a socket behind), and its sockets whose presence the
+    database no longer has (``missing``: ended by the sweep while the process was stalled)."""
 
-    if WebNode.objects.filter(pk=node_id).update(seen_at=timezone.now()) == 0:
-        return None
-    live = set(channels)
-    held = Connection.objects.filter(node_id=node_id).values_list("channel_name", flat=True)
-    _end_connections(Connection.objects.filter(channel_name__in=set(held) - live))
-    return dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "version"))
+    versions: dict[int, int]
+    missing: list[str]
+    rewritten: bool = False
+
+
+def renew_lease(lease: Lease, *, channels: list[str], present: list[str],
+                table_ids: list[int]) -> Renewal:
+    """A web process's heartbeat: renew its lease (writing it again if it was gone), end the
+    connections it holds rows for but no longer has a socket for (``channels``: every socket
+    it has; a socket that died without closing is not among them), and tell it which of its
+    open table sockets (``present``) have no connection row any more."""
+    rewritten = hold_lease(lease)
+    held = set(Connection.objects.filter(node_id=lease.boot)
+                                 .values_list("channel_name", flat=True))
+    _end_connections(Connection.objects.filter(channel_name__in=held - set(channels)))
+    versions = dict(Table.objects.filter(pk__in=table_ids).values_list("pk", "version"))
+    return Renewal(versions, [c for c in present if c not in held], rewritten)
 
 
 def expire_leases(*, now: datetime | None = None) -> int:
-    """End the presence of every socket held by a web process whose lease ran out."""
+    """End the presence of every socket held by a web process whose lease ran out, then delete
+    the leases left holding nothing."""
     from .models import WebNode
 
     now = now or timezone.now()
-    dead = WebNode.objects.filter(seen_at__lt=now - lease_length())
-    ended = _end_connections(Connection.objects.filter(node__in=dead), now=now)
-    dead.filter(connections__isnull=True).delete()
+    cutoff = now - lease_length()
+    dead = WebNode.objects.filter(seen_at__lt=cutoff)
+    ended = _end_connections(Connection.objects.filter(node__in=dead.values("boot")), now=now,
+                             lease_expired_before=cutoff)
+    _delete_idle_leases(dead)
     return ended
 
 
-def _end_connections(conns, now: datetime | None = None) -> int:
+def _delete_idle_leases(leases) -> None:
+    """Delete these leases where they hold no connection, in one DELETE whose WHERE is checked
+    again on a row a concurrent renewal changed (PostgreSQL re-evaluates it after the lock):
+    Django's collector would read first and delete by id, and so delete a lease renewed and
+    given a connection in between."""
+    from django.db.models import Exists, OuterRef
+
+    leases.exclude(Exists(Connection.objects.filter(node_id=OuterRef("boot")))).delete()
+
+
+def _end_connections(conns, now: datetime | None = None,
+                     lease_expired_before: datetime | None = None) -> int:
     ended = 0
     for channel_name in list(conns.values_list("channel_name", flat=True)[:2000]):
         try:
-            disconnect(channel_name=channel_name, now=now)
+            disconnect(channel_name=channel_name, now=now,
+                       lease_expired_before=lease_expired_before)
             ended += 1
         except ServiceError:
             pass

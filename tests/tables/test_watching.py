@@ -131,12 +131,12 @@ def test_only_the_host_turns_watching_off_and_it_refuses_watchers_once_the_match
     assert selectors.watching_refused(table_id=table.pk, user=people["outsider"])
     assert not selectors.watching_refused(table_id=table.pk, user=people["ana"])
     opened = services.open_socket(user=people["outsider"], table_id=table.pk,
-                                  channel_name="w-1", node_id=None)
+                                  channel_name="w-1", lease=None)
     assert opened.close_code == services.WATCHING_OFF_CLOSE_CODE
     assert selectors.watcher_count(table.pk) == 0  # refused: no connection was written
     services.set_watching(user=people["host"], table_id=table.pk, allowed=True)
     opened = services.open_socket(user=people["outsider"], table_id=table.pk,
-                                  channel_name="w-1", node_id=None)
+                                  channel_name="w-1", lease=None)
     assert opened.close_code is None
 
 
