@@ -79,6 +79,21 @@ class Socket:
         msg = await self.until(lambda m: m["type"] == "__closed__", timeout)
         return msg["code"]
 
+    async def closing(self, timeout: float = 10) -> tuple[dict | None, int]:
+        """Receive until the socket closes: the frame that came just before the close (the
+        server's ``closing`` frame, docs/protocol.md), and the close code."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        before = None
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError(f"no close; last frames: {self.frames[-3:]}")
+            msg = await self.recv(timeout=left)
+            if msg["type"] == "__closed__":
+                return before, msg["code"]
+            before = msg
+
     async def quiet(self, timeout: float = 0.3) -> list[dict]:
         """Everything that arrives within `timeout` of silence."""
         got = []

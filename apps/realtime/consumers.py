@@ -19,9 +19,11 @@ import asyncio
 import contextlib
 import json
 import logging
+from types import SimpleNamespace
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
@@ -55,11 +57,21 @@ class Refusal(Exception):
         self.code, self.message = code, message
 
 
+#: Said when a frame's text holds a lone surrogate.
+NOT_UNICODE_MESSAGE = _("That message holds text that is not valid Unicode.")
+
+
 def parse_frame(text_data: str | None) -> dict:
     """The frame as a JSON object, or the :class:`Refusal` that answers it."""
     if text_data is None:
         raise Refusal("bad_frame", _("Only text frames are accepted."))
-    if len(text_data) > MAX_FRAME or len(text_data.encode("utf-8", "replace")) > MAX_FRAME:
+    if len(text_data) > MAX_FRAME:
+        raise Refusal("too_large", _("That message is too large."))
+    try:
+        size = len(text_data.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate: Daphne never passes one on, a test may
+        raise Refusal("malformed", NOT_UNICODE_MESSAGE) from None
+    if size > MAX_FRAME:
         raise Refusal("too_large", _("That message is too large."))
     try:
         msg = json.loads(text_data)
@@ -67,11 +79,54 @@ def parse_frame(text_data: str | None) -> dict:
         raise Refusal("malformed", _("That message is not valid JSON.")) from None
     if not isinstance(msg, dict):
         raise Refusal("malformed", _("A message is a JSON object."))
+    # "\ud800" is valid JSON, and Python reads it as a lone surrogate, which no UTF-8 (no
+    # answer echoing it, no database, no snapshot) can hold: refused here, before anything
+    # is echoed or stored. Only an escape makes one, so most frames skip the walk.
+    if "\\u" in text_data and _holds_surrogate(msg):
+        raise Refusal("malformed", NOT_UNICODE_MESSAGE)
     return msg
 
 
-#: Said (as the close reason) to a watcher whose socket closes because watching was turned off.
+def _holds_surrogate(value) -> bool:
+    # A loop, not recursion: a frame may nest as deep as the parser went.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if wire.SURROGATES.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+#: Said to a watcher whose socket closes because watching was turned off.
 WATCHING_OFF_MESSAGE = _("The host has turned watching off.")
+#: What a socket is told, in a ``closing`` frame just before it is closed with one of these
+#: codes (docs/protocol.md, "Opening"). Not as the close's reason: Daphne drops that, so a
+#: browser would get the bare code.
+CLOSE_REASONS = {
+    4401: _("You are signed out. Sign in again to play."),
+    BANNED_CLOSE_CODE: _("Your account has been suspended: you cannot play for now."),
+    4404: _("This table does not exist or is not open to you."),
+    4410: WATCHING_OFF_MESSAGE,  # apps.tables.services.WATCHING_OFF_CLOSE_CODE
+}
+
+
+def scope_language(scope: dict) -> str:
+    """The language of the browser's pages, for a socket that knows no profile (signed out,
+    ``ws/me/``): the language cookie (set at sign-in and by the language menu), else
+    Accept-Language, as Django's LocaleMiddleware picks it for a page."""
+    headers = dict(scope.get("headers") or ())
+    cookies = scope.get("cookies")
+    if cookies is None:
+        cookies = parse_cookie(headers.get(b"cookie", b"").decode("latin-1"))
+    request = SimpleNamespace(COOKIES=cookies, META={
+        "HTTP_ACCEPT_LANGUAGE": headers.get(b"accept-language", b"").decode("latin-1")})
+    return translation.get_language_from_request(request)
 
 
 def watching_closed(state: dict) -> bool:
@@ -103,6 +158,10 @@ class SafeConsumer(AsyncWebsocketConsumer):
     language: str | None = None
     #: Frame types this socket accepts, to method names.
     handlers: dict[str, str] = {}
+    #: Application close codes, to what the socket is told just before such a close.
+    close_reasons = CLOSE_REASONS
+    closed_with: int | None = None
+    accepted = False
 
     async def __call__(self, scope, receive, send):
         try:
@@ -115,6 +174,25 @@ class SafeConsumer(AsyncWebsocketConsumer):
 
     async def cleanup(self) -> None:
         pass
+
+    async def accept(self, subprotocol: str | None = None, headers=None) -> None:
+        await super().accept(subprotocol, headers)
+        self.accepted = True
+
+    async def close(self, code: int | None = None, reason: str | None = None) -> None:
+        """Close the socket once. Before an application close (``close_reasons``) the page gets
+        one ``closing`` frame with the code and why, in the person's language: Daphne sends no
+        close reason, and every way a socket is refused or ended goes through here."""
+        if self.closed_with is not None:
+            return  # a ban and watching turned off at once: one close says it
+        self.closed_with = 1000 if code is None else code
+        self.closing = True  # no state after it
+        said = self.close_reasons.get(code)
+        if said is not None and self.accepted:  # before the accept, no frame can go out
+            with translation.override(self.language or scope_language(self.scope)):
+                message = str(said)
+            await self.send_json({"type": "closing", "code": code, "message": message})
+        await super().close(code=code, reason=reason)
 
     async def dispatch(self, message: dict) -> None:
         # Channels' own dispatch first sends close_old_connections to the process's one sync
@@ -238,12 +316,7 @@ class TableSocket(SafeConsumer):
         """The host turned watching off: this watcher's socket closes, saying why."""
         from apps.tables.services import WATCHING_OFF_CLOSE_CODE
 
-        self.closing = True  # nothing more goes out on this socket
-        with translation.override(self.language):
-            reason = str(WATCHING_OFF_MESSAGE)
-        # A close reason is at most 123 bytes.
-        await self.close(code=WATCHING_OFF_CLOSE_CODE,
-                         reason=reason.encode()[:123].decode(errors="ignore"))
+        await self.close(code=WATCHING_OFF_CLOSE_CODE)
 
     async def refused(self, err: Refusal) -> None:
         if err.code == "stale":
@@ -474,3 +547,16 @@ class MeConsumer(SafeConsumer):
 
     async def user_banned(self, event: dict) -> None:
         await self.close(code=BANNED_CLOSE_CODE)
+
+
+class NoRouteConsumer(SafeConsumer):
+    """A socket at a path no route serves (a page older than a change of routes, a typo, a
+    scanner): accepted and closed with 4404, saying so. Left to channels' router it raised, and
+    Daphne answered HTTP 500 and logged a traceback for the client's mistake
+    (``apps.realtime.routing.SocketRouter`` sends such sockets here)."""
+
+    close_reasons = {**CLOSE_REASONS, 4404: _("Nothing answers at this address. Reload the page.")}
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close(code=4404)

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from apps.core import wire
 
 #: Close codes after which the page stops reconnecting (protocol.md).
-FINAL_CLOSE_CODES = frozenset({4401, 4403, 4404})
+FINAL_CLOSE_CODES = frozenset({4401, 4403, 4404, 4410})
 PING_SECONDS = 25.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 15.0
 

@@ -74,6 +74,10 @@ function send(message) {
 
 // -- the socket -------------------------------------------------------------------------------
 
+// Close codes after which the page stops reconnecting, to its own words for each
+// (docs/protocol.md, "Opening"); any other close is a drop, and the page reconnects.
+const FINAL_CLOSES = { 4401: "signed_out", 4403: "banned", 4404: "no_table", 4410: "watching_off" };
+
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   ws = new WebSocket(`${proto}//${location.host}${script.dataset.socket}`);
@@ -85,19 +89,25 @@ function connect() {
     clearInterval(heartbeat);
     heartbeat = setInterval(() => send({ type: "ping", version: lastVersion }), 25000);
   };
+  let closing = null; // this socket's "closing" frame: why the server is about to close it
   ws.onmessage = (event) => {
     let msg;
     try { msg = JSON.parse(event.data); } catch { return; }
     if (msg.type === "state") onState(msg);
     else if (msg.type === "error") { setStatus(msg.message, "error"); announce(msg.message); }
     else if (msg.type === "notice") onNotice(msg.event);
+    else if (msg.type === "closing") closing = msg;
   };
   ws.onclose = (event) => {
     clearInterval(heartbeat);
-    if (event.code === 4401) { finished = true; setStatus(T.signed_out, "error"); return; }
-    if (event.code === 4404) { finished = true; setStatus(T.no_table, "error"); return; }
-    if (event.code === 4403) { finished = true; setStatus(T.banned, "error"); return; }
-    if (event.code === 4410) { finished = true; setStatus(T.watching_off, "error"); return; }
+    const final = FINAL_CLOSES[event.code];
+    if (final) {
+      // The server's words (the close itself carries no reason through Daphne); the page's
+      // own if its frame never came.
+      finished = true;
+      setStatus(closing && closing.code === event.code ? closing.message : T[final], "error");
+      return;
+    }
     if (finished) return;
     setStatus(T.reconnecting, "error");
     setTimeout(connect, delay + Math.random() * delay / 2);

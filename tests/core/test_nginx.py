@@ -75,11 +75,13 @@ def wait_for_tls(url: str, context: ssl.SSLContext, timeout: float = 20.0) -> No
 
 
 def close_code(url: str, origin: str, **kwargs) -> int:
-    """Open the home page's socket without signing in: Daphne accepts it and closes it with
-    4401, so the code proves the handshake and a frame went both ways through nginx."""
+    """Open the home page's socket without signing in: Daphne accepts it, says why in a
+    ``closing`` frame and closes it with 4401, so the code proves the handshake and a frame
+    went both ways through nginx."""
     with connect(url, origin=origin, open_timeout=10, proxy=None, **kwargs) as ws:
         try:
-            ws.recv(timeout=10)
+            while True:
+                ws.recv(timeout=10)
         except ConnectionClosed as closed:
             return closed.rcvd.code if closed.rcvd else 1006
     return 1000

@@ -6,7 +6,7 @@ import time
 import urllib.request
 
 import pytest
-from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 pytestmark = pytest.mark.slow
@@ -52,25 +52,36 @@ def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
         assert _alive(pids[name]), f"{name} is not running\n{site.log()}"
 
     origin = site.base_url
-    # Daphne serves the sockets: a signed-out one is accepted and told to sign in (4401).
+    # Daphne serves the sockets: a signed-out one is accepted and told to sign in (4401), the
+    # reason in a frame of its own (Daphne drops a close's reason).
     with connect(f"{site.ws_url}/ws/me/", origin=origin, open_timeout=10) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "closing"
         with pytest.raises(ConnectionClosed):
             ws.recv(timeout=10)
         assert ws.close_code == 4401
 
-    # A path with no route is refused by the ASGI websocket router.
-    with pytest.raises(WebSocketException):
-        with connect(f"{site.ws_url}/ws/nowhere/", origin=origin, open_timeout=10) as ws:
-            ws.recv(timeout=5)
+    # A path with no route is no crash of the router (once an HTTP 500 and a traceback): the
+    # socket is told 4404, with the reason in the language the browser asks for.
+    for path in ("/ws/ping/", "/ws/nowhere/", "/nothing"):
+        with connect(f"{site.ws_url}{path}", origin=origin, open_timeout=10,
+                     additional_headers={"Accept-Language": "pt-BR,pt;q=0.9"}) as ws:
+            assert json.loads(ws.recv(timeout=10)) == {
+                "type": "closing", "code": 4404,
+                "message": "Nada responde neste endereço. Recarregue a página."}
+            with pytest.raises(ConnectionClosed):
+                ws.recv(timeout=10)
+            assert ws.close_code == 4404, path
 
     # A foreign Origin is refused during the handshake (AllowedHostsOriginValidator).
     with pytest.raises(InvalidStatus):
         with connect(f"{site.ws_url}/ws/me/", origin="http://evil.example", open_timeout=10):
             pass
 
-    # The terminal is for what an operator needs: no line per beat tick or task.
+    # The terminal is for what an operator needs: no line per beat tick or task, and no error
+    # for what a client got wrong.
     time.sleep(3)
     assert "Sending due task" not in site.log() and "succeeded in" not in site.log()
+    assert "ERROR" not in site.log() and "Traceback" not in site.log(), site.log()
 
     started = time.monotonic()
     assert site.stop(timeout=40) == 0, site.log()

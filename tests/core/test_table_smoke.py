@@ -31,9 +31,11 @@ def test_table_socket_over_the_run_command(run_site):
         ws.send(json.dumps({"type": "ping"}))
         while (msg := json.loads(ws.recv(timeout=10)))["type"] != "pong":
             assert msg["type"] == "state"
-    # Without a session the socket is closed with 4401.
+    # Without a session the socket is told why, in a frame, and closed with 4401.
     with connect(f"{site.ws_url}/ws/table/{made['id']}/", origin=site.base_url,
                  open_timeout=10) as ws:
+        told = json.loads(ws.recv(timeout=10))
+        assert (told["type"], told["code"]) == ("closing", 4401) and told["message"]
         with pytest.raises(ConnectionClosed):
             ws.recv(timeout=10)
         assert ws.close_code == 4401

@@ -13,7 +13,7 @@ from apps.moderation.models import Ban
 from apps.rules.engine import legal_dict
 from apps.tables import game, services
 from apps.tables.models import Table
-from tests.socket_client import Socket, db
+from tests.socket_client import Socket, db, session_cookie
 
 from .conftest import make_people, seat_table
 
@@ -39,21 +39,40 @@ def people(transactional_db):
     return make_people()
 
 
+#: The frame before a ban's close, in Spanish (the profile's, or the language cookie's).
+BANNED = {"type": "closing", "code": 4403,
+          "message": "Tu cuenta está suspendida: por ahora no puedes jugar."}
+
+
 async def test_a_banned_users_open_socket_is_closed(people):
+    from apps.accounts.services import set_language
+
     table = await db(seat_table)(people)
+    await db(set_language)(user=people["caio"], language="es")
     sock = Socket(f"/ws/table/{table.pk}/", people["caio"])
-    assert await sock.connect()
+    me = Socket("/ws/me/", people["caio"])
+    assert await sock.connect() and await me.connect()
     await sock.state()
     await db(mod.ban)(actor=people["root"], user_id=people["caio"].pk, days=1, reason="abuse")
-    assert await sock.close_code() == 4403
+    assert await sock.closing() == (BANNED, 4403)
+    frame, code = await me.closing()
+    assert (frame["type"], frame["code"], code) == ("closing", 4403, 4403) and frame["message"]
 
 
 async def test_a_banned_user_cannot_open_a_socket(people):
+    from apps.accounts.services import set_language
+
     table = await db(seat_table)(people)
+    await db(set_language)(user=people["caio"], language="es")
     await db(Ban.objects.create)(user=people["caio"], reason="abuse", by=people["root"])
     sock = Socket(f"/ws/table/{table.pk}/", people["caio"])
     await sock.connect()
-    assert await sock.close_code() == 4403
+    assert await sock.closing() == (BANNED, 4403)
+    # ws/me/ reads no profile: the language cookie (set at sign-in) says which.
+    me = Socket("/ws/me/", people["caio"])
+    me.cookie = (await db(session_cookie)(people["caio"])) + b"; django_language=es"
+    await me.connect()
+    assert await me.closing() == (BANNED, 4403)
 
 
 async def test_chat_over_the_socket_and_a_muted_users_refusal(people):
@@ -99,10 +118,13 @@ async def test_only_staff_may_observe(people):
     for name in ("ana", "host", "outsider"):
         sock = Socket(f"/ws/observe/{table.pk}/", people[name])
         await sock.connect()
-        assert await sock.close_code() == 4404
-    anon = Socket(f"/ws/observe/{table.pk}/")
+        frame, code = await sock.closing()
+        assert (frame["type"], frame["code"], code) == ("closing", 4404, 4404)
+        assert frame["message"]
+    anon = Socket(f"/ws/observe/{table.pk}/", cookie=b"django_language=en")
     await anon.connect()
-    assert await anon.close_code() == 4401
+    assert await anon.closing() == ({"type": "closing", "code": 4401, "message":
+                                     "You are signed out. Sign in again to play."}, 4401)
 
 
 def _move(table_id: int, rng: random.Random):
@@ -151,3 +173,19 @@ async def test_the_observer_never_receives_a_hidden_tile(people):
     err = await watcher.until(lambda m: m["type"] == "error")
     assert err["code"] == "observer"
     await watcher.close()
+
+
+async def test_an_observers_frame_with_a_lone_surrogate_is_refused_not_a_close(people, caplog):
+    table = await db(seat_table)(people)
+    sock = Socket(f"/ws/observe/{table.pk}/", people["root"])
+    assert await sock.connect()
+    await sock.state()
+    with caplog.at_level("WARNING"):
+        for text in (r'{"type": "sync", "id": "\ud800"}', r'{"\udfff": "ping"}'):
+            await sock.comm.send_to(text_data=text)
+            reply = await sock.recv()
+            assert (reply["type"], reply["code"], reply["id"]) == ("error", "malformed", None)
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")], caplog.text
+    await sock.send({"type": "ping"})
+    assert await sock.recv() == {"type": "pong"}
+    await sock.close()

@@ -300,6 +300,51 @@ async def test_numbers_beyond_a_browsers_reach_are_refused_not_fatal(people):
     await me.close()
 
 
+#: Valid JSON whose strings hold a lone surrogate: Python reads "\ud800" as one, and it can be
+#: written neither as UTF-8 nor by orjson (echoed, such an id closed the socket with 1011).
+SURROGATE_FRAMES = [
+    r'{"type": "ping", "id": "\ud800"}',
+    r'{"type": "\udfff"}',
+    r'{"type": "ping", "\ud800": 1}',
+    r'{"type": "sync", "pad": [1, {"deep": ["a\udbff"]}]}',
+    r'{"type": "play", "round": 0, "ply": 0, "tile": "\ud800", "id": "m1"}',
+    r'{"type": "chat", "text": "good luck \ud83d"}',
+    r'{"type": "report", "reason": "abuse", "note": "\udc00 x"}',
+    # Unescaped: Daphne never passes one on (it is not UTF-8), a test client can.
+    '{"type": "ping", "id": "\ud800"}',
+]
+
+
+@pytest.mark.parametrize("path", ["table", "me"])
+async def test_a_lone_surrogate_is_refused_as_malformed_not_a_close(people, caplog, path):
+    from apps.accounts.services import set_language
+    from apps.moderation.models import ChatMessage
+
+    table = await db(seat_table)(people)
+    users = await db(seated)(table)
+    await db(set_language)(user=users[1], language="es")
+    sock = Socket(f"/ws/table/{table.pk}/" if path == "table" else "/ws/me/", users[1])
+    assert await sock.connect()
+    if path == "table":
+        await sock.state()
+    before = await db(version_of)(table.pk)
+    with caplog.at_level("WARNING"):
+        for text in SURROGATE_FRAMES:
+            await sock.comm.send_to(text_data=text)
+            reply = await sock.recv()
+            assert (reply["type"], reply["code"], reply["id"]) == ("error", "malformed", None), (
+                text, reply)
+            if path == "table":  # ws/me/ knows no profile language
+                assert reply["message"] == "Ese mensaje contiene texto que no es Unicode válido."
+    assert not [r for r in caplog.records if r.levelname in ("ERROR", "CRITICAL")], caplog.text
+    await sock.send({"type": "ping"})
+    assert await sock.recv() == {"type": "pong"}  # still open and answering
+    assert sock.closed is None
+    assert await db(version_of)(table.pk) == before
+    assert not await db(ChatMessage.objects.exists)()
+    await sock.close()
+
+
 async def test_an_unexpected_failure_is_an_internal_error_not_a_close(people, monkeypatch):
     from apps.tables import services as table_services
 
@@ -375,12 +420,20 @@ async def test_errors_speak_the_profile_language(people):
     await sock.close()
 
 
-async def test_unauthenticated_socket_is_closed_with_4401(people):
+async def test_unauthenticated_socket_is_told_why_and_closed_with_4401(people):
     table = await db(seat_table)(people, start=False)
-    sock = Socket(f"/ws/table/{table.pk}/")
+    # Nobody's profile: the language of the browser's pages (the language cookie).
+    sock = Socket(f"/ws/table/{table.pk}/", cookie=b"django_language=pt-br")
     assert await sock.connect()
+    # Daphne drops a close's reason: the reason comes in a frame just before the close.
+    assert await sock.recv() == {"type": "closing", "code": 4401,
+                                 "message": "Sua sessão terminou. Entre de novo para jogar."}
     closed = await sock.comm.receive_output(timeout=5)
     assert closed == {"type": "websocket.close", "code": 4401}
+    english = Socket(f"/ws/table/{table.pk}/", cookie=b"django_language=en")
+    assert await english.connect()
+    assert await english.closing() == ({"type": "closing", "code": 4401, "message":
+                                        "You are signed out. Sign in again to play."}, 4401)
 
 
 async def test_foreign_origin_is_refused(people):
@@ -390,13 +443,19 @@ async def test_foreign_origin_is_refused(people):
 
 
 async def test_unknown_or_invite_only_table_is_closed_with_4404(people):
+    from apps.accounts.services import set_language
+
+    await db(set_language)(user=people["host"], language="es")
     sock = Socket("/ws/table/999999/", people["host"])
     assert await sock.connect()
-    assert (await sock.comm.receive_output(timeout=5))["code"] == 4404
+    assert await sock.closing() == ({"type": "closing", "code": 4404, "message":
+                                     "Esta mesa no existe o no está abierta para ti."}, 4404)
     private = await db(seat_table)(people, public=False, start=False)
+    await db(set_language)(user=people["outsider"], language="en")
     sock = Socket(f"/ws/table/{private.pk}/", people["outsider"])
     assert await sock.connect()
-    assert (await sock.comm.receive_output(timeout=5))["code"] == 4404
+    assert await sock.closing() == ({"type": "closing", "code": 4404, "message":
+                                     "This table does not exist or is not open to you."}, 4404)
     # Seated people, and whoever opened the page with the code, may watch it.
     sock = Socket(f"/ws/table/{private.pk}/", people["ana"])
     assert await sock.connect()
@@ -473,9 +532,11 @@ async def test_invitation_arrives_live_as_a_notice(people):
 
 
 async def test_me_socket_needs_a_session(db_no_rollback=None):
-    sock = Socket("/ws/me/")
+    sock = Socket("/ws/me/", cookie=b"django_language=es")
     assert await sock.connect()
-    assert (await sock.comm.receive_output(timeout=5))["code"] == 4401
+    assert await sock.closing() == ({"type": "closing", "code": 4401, "message":
+                                     "Tu sesión se cerró. Inicia sesión de nuevo para jugar."},
+                                    4401)
 
 
 async def test_frames_and_doorbells_do_not_queue_on_the_sync_thread(people, monkeypatch):

@@ -168,7 +168,10 @@ async def test_a_watcher_cannot_chat(people):
 
 
 async def test_watching_turned_off_closes_the_watchers_sockets_with_4410(people):
+    from apps.accounts.services import set_language
+
     table = await db(seat_table)(people)
+    await db(set_language)(user=people["outsider"], language="pt-br")
     player = Socket(f"/ws/table/{table.pk}/", people["ana"])
     watcher = Socket(f"/ws/table/{table.pk}/", people["outsider"])
     for sock in (player, watcher):
@@ -178,7 +181,11 @@ async def test_watching_turned_off_closes_the_watchers_sockets_with_4410(people)
     await player.state()
     outcome = await db(services.set_watching)(user=people["host"], table_id=table.pk,
                                               allowed=False)
-    assert await watcher.close_code() == services.WATCHING_OFF_CLOSE_CODE
+    # The reason, in the watcher's language, in the frame just before the close (Daphne
+    # drops a close's own reason).
+    told = {"type": "closing", "code": 4410,
+            "message": "O anfitrião desativou a opção de assistir."}
+    assert await watcher.closing() == (told, services.WATCHING_OFF_CLOSE_CODE)
     # The close handshake ends with the disconnect a server (Daphne) hands the consumer.
     await watcher.comm.disconnect(code=services.WATCHING_OFF_CLOSE_CODE)
     after = await player.state(min_version=outcome.version)
@@ -187,7 +194,7 @@ async def test_watching_turned_off_closes_the_watchers_sockets_with_4410(people)
     await player.until(lambda m: m["type"] == "state" and m["state"]["watchers"] == 0)
     again = Socket(f"/ws/table/{table.pk}/", people["outsider"])
     assert await again.connect()
-    assert await again.close_code() == services.WATCHING_OFF_CLOSE_CODE
+    assert await again.closing() == (told, services.WATCHING_OFF_CLOSE_CODE)
     await again.comm.disconnect(code=services.WATCHING_OFF_CLOSE_CODE)
     # The players play on.
     await player.send({"type": "sync"})
