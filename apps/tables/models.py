@@ -25,9 +25,12 @@ from apps.rules.presets import PRESETS
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 
+#: The games by name, in every menu that chooses one and wherever a table is named. A name says
+#: what sets its game apart from the others: both partners games give the first round to the
+#: holder of the 6-6, so theirs say what that player may open with (shared/specs/rules.md).
 PRESET_CHOICES = [
-    ("partners", _("Partners (6-6 opens)")),
-    ("partners-66", _("Partners, must open 6-6")),
+    ("partners", _("Partners, open with any tile")),
+    ("partners-66", _("Partners, open with the 6-6")),
     ("draw", _("Draw")),
     ("block", _("Block")),
     ("all-fives", _("All fives")),
@@ -35,6 +38,34 @@ PRESET_CHOICES = [
     ("pairs-series", _("Pairs series")),
 ]
 assert [p for p, _label in PRESET_CHOICES] == list(PRESETS)
+
+#: One line under every game menu (``{% preset_about %}``): who plays, who opens, the tie rule
+#: or scoring that is the game's own, and the default target, as rules.md states them.
+PRESET_DESCRIPTIONS = {
+    "partners": _("Two pairs, no drawing. Whoever holds the 6-6 opens the first round, with any "
+                  "tile; a blocked round tied on pips goes to the pair that placed the last tile. "
+                  "First to 100."),
+    "partners-66": _("Two pairs, no drawing. Whoever holds the 6-6 must open the first round with "
+                     "it; a blocked round tied on pips is lost by the pair that placed the last "
+                     "tile. First to 50."),
+    "draw": _("2 to 4 players, each on their own. Cannot play? Draw from the boneyard until a "
+              "tile fits. First to 100 (61 with 3 or 4)."),
+    "block": _("2 to 4 players, each on their own. Nobody draws: when you cannot play, you pass. "
+               "First to 100 (61 with 3 or 4)."),
+    "all-fives": _("2 to 4 players, each on their own, drawing. When the open ends add up to a "
+                   "multiple of 5, that sum scores at once. First to 150."),
+    "tranca": _("2 to 4 players (four play in pairs), drawing. The highest double opens; the "
+                "winner of a blocked round takes every pip left, their own included. First to "
+                "100."),
+    "pairs-series": _("Two pairs, no drawing, a random seat opens. The winning pair scores every "
+                      "pip left, its own included. Games to 300, best of 1, 3 or 5."),
+}
+assert list(PRESET_DESCRIPTIONS) == list(PRESETS)
+
+
+def preset_choices() -> list[tuple[str, str]]:
+    """The model field's choices: a callable, so that renaming a game needs no migration."""
+    return PRESET_CHOICES
 
 BOT_LEVELS = [("easy", _("Easy")), ("medium", _("Medium")), ("expert", _("Expert")),
               ("master", _("Master"))]
@@ -54,7 +85,7 @@ class Table(models.Model):
     name = models.CharField(_("name"), max_length=40, blank=True)
     host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
                              related_name="hosted_tables")
-    preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
+    preset = models.CharField(max_length=20, choices=preset_choices)
     #: The host's rule options (target, hand_size, best_of, tie, turn_seconds).
     options = models.JSONField(default=dict, blank=True)
     players = models.PositiveSmallIntegerField(default=4)

@@ -271,6 +271,7 @@ def _js_strings() -> dict:
         "play_at": _("Play %(tile)s at end %(end)s"),
         "spinner_arm": _("Spinner, end %(end)s"),
         "partner": _("partner"),
+        "opponent": _("opponent"),
         "games_won": _("%(n)s games"),
         "best_of": _("Best of %(n)s"),
         "cannot_play": _("does not fit"),

@@ -322,8 +322,10 @@ function renderSeats(view, me) {
     // The club's rating (apps/club/state_part.py): the label is already in the page's language.
     if (seat.rating !== undefined) tags.append(el("span", { class: "badge rating", title: seat.rating_label, "aria-label": seat.rating_label }, seat.rating_provisional ? `${seat.rating}?` : String(seat.rating)));
     if (i === me) tags.append(el("span", { class: "badge you" }, T.you));
-    else if (me !== null && seat.team !== null && seat.team !== undefined && seat.team === state.seats[me].team) {
-      tags.append(el("span", { class: "badge partner" }, T.partner));
+    else if (me !== null && seat.team !== null && seat.team !== undefined) {
+      // With partners every other seat is on your side or against it: say which.
+      const ally = seat.team === state.seats[me].team;
+      tags.append(el("span", { class: `badge ${ally ? "partner" : "opponent"}` }, ally ? T.partner : T.opponent));
     }
     who.append(tags);
     head.append(who);

@@ -20,7 +20,7 @@ TILE = re.compile(r"(?<![\d-])([0-6])-([0-6])(?![\d-])")
 
 
 def tiles_in(text: str) -> set[str]:
-    """Every "a-b" in a frame, but the preset's name ("Partners (6-6 opens)") is no tile."""
+    """Every "a-b" in a frame, but the preset's name ("Partners, open with the 6-6") is no tile."""
     frame = json.loads(text)
     if frame.get("type") == "state":
         frame["state"]["table"].pop("preset_name", None)
