@@ -178,6 +178,8 @@ QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)
 #: database_sync_to_async is one thread per process, which queued every socket behind every
 #: other; SQLite writes one at a time anyway.
 REALTIME_DB_THREADS = int(os.environ.get("REALTIME_DB_THREADS", "0")) or None
+#: How long a quiet table's snapshot stays in Redis (apps.realtime.snapshots; 6 h unset).
+SNAPSHOT_TTL_SECONDS = int(os.environ.get("SNAPSHOT_TTL_SECONDS", "0")) or None
 
 # Practice against bots and guests (docs/practice-and-guests.md) ------------------------------
 #: Open practice tables per client address (one per person: a new one ends the previous).

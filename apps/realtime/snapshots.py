@@ -23,8 +23,12 @@ from apps.core import wire
 log = logging.getLogger(__name__)
 
 #: A quiet table's snapshot outlives its last change by this much; after that the next reader
-#: builds it again.
+#: builds it again (``SNAPSHOT_TTL_SECONDS`` shortens it: the soak lets it lapse).
 TTL_SECONDS = 6 * 3600
+
+
+def ttl_seconds() -> int:
+    return int(getattr(settings, "SNAPSHOT_TTL_SECONDS", None) or TTL_SECONDS)
 
 _STORE = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -94,7 +98,7 @@ def store(table_id: int, snap: dict) -> bool:
     try:
         client()
         return bool(_store_script(keys=[key(table_id, snap["table"]["code"])],
-                                  args=[snap["version"], encode(snap), TTL_SECONDS]))
+                                  args=[snap["version"], encode(snap), ttl_seconds()]))
     except Exception:
         log.warning("could not store the snapshot of table %s", table_id, exc_info=True)
         return False

@@ -202,8 +202,10 @@ class Seated:
     watch: probe.TableWatch
 
 
-def open_tables(count: int, rng: random.Random, site: Site) -> tuple[list[Seated], str]:
-    """Tables of every preset, some seats bots; returns them and a staff session."""
+def open_tables(count: int, rng: random.Random, site: Site,
+                prefix: str = PREFIX) -> tuple[list[Seated], str]:
+    """Tables of every preset, some seats bots; returns them and a staff session. People's
+    names start with ``prefix``."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
@@ -215,7 +217,7 @@ def open_tables(count: int, rng: random.Random, site: Site) -> tuple[list[Seated
         stake = t % STAKE_EVERY == STAKE_EVERY - 1
         if stake:
             order = "p" * (players - 1)
-        people = probe.make_players(1 + order.count("p"), f"{PREFIX}{t}-")
+        people = probe.make_players(1 + order.count("p"), f"{prefix}{t}-")
         sessions = {p.pk: probe.session_cookie(p) for p in people}
         options = {"turn_seconds": rng.choice([3, 4, 5])}
         think_ms = rng.choice([150, 300, 600])
@@ -239,7 +241,7 @@ def open_tables(count: int, rng: random.Random, site: Site) -> tuple[list[Seated
                 cookie_name=settings.SESSION_COOKIE_NAME)
             clients[seat] = probe.SeatClient(spec, watch, random.Random(rng.random()))
         seated.append(Seated(table, clients, watch))
-    staff = get_user_model().objects.create_user(username=f"{PREFIX}-staff", is_staff=True,
+    staff = get_user_model().objects.create_user(username=f"{prefix}-staff", is_staff=True,
                                                  is_superuser=True)
     return seated, probe.session_cookie(staff)
 

@@ -1,0 +1,40 @@
+"""The README's short day at the club (``python -m apps.tables.soak``): two hours of quiet
+spells longer than every lease, lone visitors, a burst of tables with a fault, tables emptied
+by closing pages and by a killed web process, a full restart; every check PASS.
+
+It starts its own redis-server, two Daphne, a worker and beat on a database it creates on
+DATABASE_URL's server, so it needs PostgreSQL; where this process may restart that server
+(root, a Debian cluster of this machine: CI), a PostgreSQL restart is among the faults. The
+run's own output is the failure message.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(420)]
+
+COMMAND = ["-m", "apps.tables.soak", "--hours", "2", "--tables", "8", "--quiet", "25",
+           "--burst", "30", "--seed", "7"]
+
+
+def test_a_short_day_at_the_club_passes_every_check():
+    from django.db import connections
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_EMBEDDED_REDIS"}
+    try:
+        done = subprocess.run([sys.executable, *COMMAND], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=400)
+    finally:
+        # A PostgreSQL restart cut this process's connections too; the next test connects
+        # afresh.
+        connections.close_all()
+    report = done.stdout[-6000:]
+    assert done.returncode == 0, f"{report}\n--- stderr ---\n{done.stderr[-3000:]}"
+    assert "FAIL" not in report
