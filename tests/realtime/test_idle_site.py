@@ -203,6 +203,11 @@ def test_the_run_command_serves_the_first_visitor_after_a_quiet_spell(run_site):
     assert _error_lines(site.log()) == []
 
 
+#: The site's processes connect under this name, so that only their connections are cut (the
+#: test process's own, in its socket threads, are other tests' to use).
+SITE_APPLICATION = "idle-site"
+
+
 def _cut_database_connections() -> int:
     """What a PostgreSQL restart does to the site's idle connections, without restarting the
     server under everything else on the machine."""
@@ -210,7 +215,8 @@ def _cut_database_connections() -> int:
 
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+                       "WHERE datname = current_database() AND application_name = %s",
+                       [SITE_APPLICATION])
         return cursor.fetchone()[0]
 
 
@@ -225,7 +231,7 @@ def test_a_quiet_site_whose_redis_restarted_and_connections_were_cut_serves_the_
     no ERROR after the faults' moment."""
     import time
 
-    from apps.realtime.procs import RedisServer
+    from tools.procs import RedisServer
 
     from ..live import Stack, session_of, started_table
 
@@ -233,6 +239,7 @@ def test_a_quiet_site_whose_redis_restarted_and_connections_were_cut_serves_the_
     redis.start()
     site = Stack(tmp_path / "site", dict(QUIET_ENV, REDIS_URL=redis.url,
                                          CELERY_BROKER_URL=redis.url.rsplit("/", 1)[0] + "/1"))
+    site.env["DATABASE_URL"] += f"?application_name={SITE_APPLICATION}"
     try:
         table, users = started_table(turn_seconds=30)
         sessions = [session_of(u) for u in users]
