@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from apps.bots import LEVELS, choose_move
-from apps.bots.arena import bot_chooser, play_round
 from apps.rules.engine import Match, Round, deal
 from apps.rules.presets import make_rules
 from apps.rules.view import seat_view
+from tools.arena import bot_chooser, play_round
 
 CASES = [("partners", 4), ("partners-66", 4), ("pairs-series", 4), ("draw", 2), ("draw", 3),
          ("draw", 4), ("block", 2), ("block", 3), ("block", 4), ("all-fives", 2),
@@ -227,7 +227,7 @@ def test_expert_beats_easy() -> None:
 
 
 def test_bots_import_no_django() -> None:
-    code = ("import sys, apps.bots, apps.bots.arena; "
+    code = ("import sys, apps.bots, tools.arena; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'dominoes')]; "
             "sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -19,7 +19,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from apps.realtime import procs
+from tools import procs
 
 from ..conftest import ROOT, find_free_port
 

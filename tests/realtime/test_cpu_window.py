@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from apps.realtime import procs
+from tools import procs
 
 BUSY = "import time\nt = time.process_time()\nwhile time.process_time() - t < {}: pass\n"
 

@@ -5,7 +5,7 @@ The defect this guards against: a web process's last socket closed, its heartbea
 the sweep deleted its lease (``WebNode``), and the process kept the deleted row's id; every
 later socket then pointed its connection at a row that no longer existed and closed with 1011,
 until a restart. The list of what assumes ongoing activity, and why each holds, is written
-beside the code (``apps/tables/services.py``, "presence leases"; ``apps/realtime/hub.py``).
+beside the code (``apps/tables/services/presence.py``; ``apps/realtime/hub.py``).
 
 In-process tests here run on either database; the end-to-end ones start the README's run
 command (SQLite + the embedded Redis) and, where the environment gives them, PostgreSQL and a

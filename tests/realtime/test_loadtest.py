@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(300)]
 def test_a_two_table_load_test_counts_no_loss_and_prints_the_table(redis_url):
     env = {**os.environ, "REDIS_URL": redis_url}
     done = subprocess.run(
-        [sys.executable, "-m", "apps.realtime.loadtest", "--tables", "2", "--think", "0.5",
+        [sys.executable, "-m", "tools.loadtest", "--tables", "2", "--think", "0.5",
          "--seconds", "6", "--webs", "2"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=280)
     out = done.stdout

@@ -1,4 +1,4 @@
-"""The measuring clients' bookkeeping (apps.realtime.probe) and the relay's frames, without a
+"""The measuring clients' bookkeeping (tools.probe) and the relay's frames, without a
 server: what counts as a seat holding a move, a version missed, a move seen twice."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from apps.realtime import probe
-from apps.realtime.relay import RELAY_PLIES, relay_frame
+from tools import probe
+from tools.relay import RELAY_PLIES, relay_frame
 
 
 class Clock:

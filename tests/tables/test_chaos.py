@@ -18,13 +18,13 @@ from ..conftest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(300)]
 
-COMMAND = ["-m", "apps.tables.chaos", "--tables", "10", "--minutes", "0.8", "--seed", "7"]
+COMMAND = ["-m", "tools.chaos", "--tables", "10", "--minutes", "0.8", "--seed", "7"]
 
 
 def test_a_short_chaos_run_passes_every_check():
     from django.db import connections
 
-    from apps.realtime.procs import postgres_cluster
+    from tools.procs import postgres_cluster
 
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_EMBEDDED_REDIS"}
     faults = "daphne,celery,redis"

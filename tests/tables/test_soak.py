@@ -1,4 +1,4 @@
-"""The README's short day at the club (``python -m apps.tables.soak``): two hours of quiet
+"""The README's short day at the club (``python -m tools.soak``): two hours of quiet
 spells longer than every lease, lone visitors, a burst of tables with a fault, tables emptied
 by closing pages and by a killed web process, a full restart; every check PASS.
 
@@ -20,7 +20,7 @@ from ..conftest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(420)]
 
-COMMAND = ["-m", "apps.tables.soak", "--hours", "2", "--tables", "8", "--quiet", "25",
+COMMAND = ["-m", "tools.soak", "--hours", "2", "--tables", "8", "--quiet", "25",
            "--burst", "30", "--seed", "7"]
 
 

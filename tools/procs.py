@@ -1,9 +1,10 @@
 """The site's processes as an operator tool starts them: a fresh database, a redis-server,
 Daphne, the Celery worker and beat, and what /proc says about each.
 
-Shared by ``apps.realtime.loadtest`` and ``apps.tables.chaos``. Stdlib only (psycopg and
-redis-py, already dependencies, for the database and Redis), no Django import at module level:
-the tools create their database before Django reads its settings.
+Shared by the tools in this package (``tools.loadtest``, ``tools.chaos``, ``tools.soak`` and the
+``tools.bench_*`` benchmarks). Stdlib only (psycopg and redis-py, already dependencies, for the
+database and Redis), no Django import at module level: the tools create their database before
+Django reads its settings.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parent.parent
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 #: What counts as an error line in a server's log.
 ERROR_LINE = re.compile(r"Traceback|ERROR|Exception")
@@ -91,10 +92,9 @@ def fresh_database(url: str, tag: str, keep: bool = False) -> Iterator[str]:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def run_command_on_fresh_database(command: str, tag: str, argv: list[str]) -> None:
-    """Run the management command ``command`` with ``argv`` in this process, on a fresh
-    database made on ``DATABASE_URL``'s server (:func:`fresh_database`), so that a benchmark
-    never fills a real one."""
+def run_on_fresh_database(tag: str, run: Callable[[], object]) -> None:
+    """Set Django up in this process on a fresh database made on ``DATABASE_URL``'s server
+    (:func:`fresh_database`) and call ``run``, so that a benchmark never fills a real one."""
     url = require_postgres(os.environ.get("DATABASE_URL"))
     # A tool run from a shell: settings refuse to start without a key when DEBUG is off, and
     # DEBUG on would keep every query in memory for the whole run.
@@ -103,13 +103,14 @@ def run_command_on_fresh_database(command: str, tag: str, argv: list[str]) -> No
     with fresh_database(url, tag) as fresh:
         os.environ["DATABASE_URL"] = fresh
         import django
-        from django.core.management import call_command
 
         django.setup()
-        call_command(command, *argv)
-        from django.db import connections
+        try:
+            run()
+        finally:
+            from django.db import connections
 
-        connections.close_all()
+            connections.close_all()
 
 
 def site_env(database_url: str, redis_url: str, var_dir: Path) -> dict[str, str]:

@@ -1,14 +1,14 @@
-"""``python -m apps.realtime.loadtest``: the table socket under load, and a bare relay beside it.
+"""``python -m tools.loadtest``: the table socket under load, and a bare relay beside it.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... \\
-        python -m apps.realtime.loadtest --tables N --think 2 --seconds 45 [--webs 2] \\
+        python -m tools.loadtest --tables N --think 2 --seconds 45 [--webs 2] \\
         [--steps 10,50,100,200,400]
 
 Starts its own Daphne process(es) on a fresh database (created on DATABASE_URL's server, and
 dropped at the end) and REDIS_URL, opens N started ``partners`` tables with four socket clients
 each (with ``--webs 2`` two Daphnes, each table's seats split 2+2 across them), and has the
 seat to play send a random legal move after about ``--think`` seconds. Then the same clients
-play the same way against a bare Channels relay (``apps.realtime.relay``) in the same Daphnes,
+play the same way against a bare Channels relay (``tools.relay``) in the same Daphnes,
 on the same channel layer, with frames of the same size. Each step prints one row; the run
 stops after the first step whose p99 passes 2 s and ends with a markdown table.
 
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from apps.realtime import probe, procs
+from tools import probe, procs
 
 PREFIX = "load"
 P99_LIMIT = 2.0
@@ -46,7 +46,7 @@ DRAIN_SECONDS = 2.0
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m apps.realtime.loadtest",
+    parser = argparse.ArgumentParser(prog="python -m tools.loadtest",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--steps", type=lambda s: [int(x) for x in s.split(",") if x],
@@ -78,7 +78,7 @@ class ClientProcess:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "apps.realtime.loadtest", "--client-worker"],
+            [sys.executable, "-m", "tools.loadtest", "--client-worker"],
             cwd=procs.ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
@@ -297,7 +297,7 @@ class LoadTest:
         for i in range(self.args.webs):
             port = procs.free_port()
             web = procs.daphne(port, self.env, self.log_dir, name=f"daphne-{i + 1}",
-                               app="apps.realtime.relay:application")
+                               app="tools.relay:application")
             web.start()
             self.webs.append(web)
             self.ports.append(port)

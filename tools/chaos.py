@@ -1,12 +1,12 @@
-"""``python -m apps.tables.chaos``: tables keep their promises while processes die.
+"""``python -m tools.chaos``: tables keep their promises while processes die.
 
-    DATABASE_URL=postgres://... python -m apps.tables.chaos --tables 50 --minutes 3 \\
+    DATABASE_URL=postgres://... python -m tools.chaos --tables 50 --minutes 3 \\
         [--faults daphne:2,celery:1,redis:1] [--seed S]
 
 Creates a fresh database on DATABASE_URL's server (dropped at the end) and starts a site of its
 own: a redis-server (so it may restart it), two Daphne processes, a Celery worker and beat, with
 the commands of ``scripts/run.py``. It opens tables of every preset, with bots in some seats and
-scripted socket clients (``apps.realtime.probe``) in the others (every fifth table is a stake
+scripted socket clients (``tools.probe``) in the others (every fifth table is a stake
 table of ``apps.club``: people only, each paying an entry, the pot to the winners): most play a
 random legal move after a think time, some never move, so short turn times (3-5 s) make the
 table play for them.
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
-from apps.realtime import probe, procs
+from tools import probe, procs
 
 PREFIX = "chaos"
 KINDS = ("daphne", "celery", "redis", "postgres")
@@ -68,7 +68,7 @@ def parse_faults(text: str) -> dict[str, int]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m apps.tables.chaos",
+    parser = argparse.ArgumentParser(prog="python -m tools.chaos",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--minutes", type=float, default=3.0, help="how long the tables play")

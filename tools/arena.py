@@ -1,4 +1,4 @@
-"""``python -m apps.bots.arena``: two bot levels play single rounds against each other.
+"""``python -m tools.arena``: two bot levels play single rounds against each other.
 
 Each deal (from a seeded ``random.Random``) is played twice with the sides swapped, so the luck of
 the deal cancels. Side A holds the even seats and side B the odd ones, then the reverse. Points per
@@ -20,12 +20,11 @@ import statistics
 import time
 from collections.abc import Callable
 
+from apps.bots import LEVELS, choose_move
 from apps.rules.engine import END_NAMES, OPEN, Match, Round, deal
 from apps.rules.presets import make_rules
 from apps.rules.tiles import HI, LO, TILE_ID, parse_tile
 from apps.rules.view import seat_view
-
-from . import LEVELS, choose_move
 
 LIB_PLAYERS = ("random", "bota_gorda", "double", "probabilistic_alphabeta")
 
@@ -166,7 +165,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m apps.bots.arena")
+    parser = argparse.ArgumentParser(prog="python -m tools.arena")
     parser.add_argument("--preset", default="partners")
     parser.add_argument("--players", type=int, default=None, help="2-4 where the preset allows")
     parser.add_argument("--sides", default="expert,easy", help="A,B: levels or lib:NAME")

@@ -1,10 +1,10 @@
-"""``python -m apps.tables.soak``: a day at the club, compressed.
+"""``python -m tools.soak``: a day at the club, compressed.
 
-    DATABASE_URL=postgres://... python -m apps.tables.soak --hours 12 [--tables 20] \\
+    DATABASE_URL=postgres://... python -m tools.soak --hours 12 [--tables 20] \\
         [--quiet 25] [--burst 60] [--seed S]
 
 The site's life, not only its busy minutes. On a fresh database and a redis-server of its own
-(as ``apps.tables.chaos``: two Daphne processes, a worker and beat, DEBUG off), each "hour" of
+(as ``tools.chaos``: two Daphne processes, a worker and beat, DEBUG off), each "hour" of
 the day is:
 
 1. **a quiet spell**: no socket open anywhere for ``--quiet`` seconds, longer than every lease
@@ -19,7 +19,7 @@ the day is:
    the table's state within 2 s of opening the table page, and their first move is applied.
    Then they close their page.
 3. **the evening burst**: ``--tables`` tables of every preset at once, people and bots, short
-   clocks, played by scripted pages (``apps.realtime.probe``), while one fault of the chaos
+   clocks, played by scripted pages (``tools.probe``), while one fault of the chaos
    tool strikes (a Daphne, the worker and beat, Redis, or PostgreSQL).
 4. **the tables empty**: half the people close their pages; the other half lose theirs with
    the web process holding them, SIGKILLed (and restarted). Within 30 s every seat must show
@@ -53,10 +53,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from apps.realtime import probe, procs
-
-from . import chaos
-from .chaos import Check, Seated, Site
+from tools import chaos, probe, procs
+from tools.chaos import Check, Seated, Site
 
 PREFIX = "soak"
 #: Expiries shortened so that a quiet spell of ``--quiet`` seconds outlasts every one of them.
@@ -87,7 +85,7 @@ ERROR = re.compile(r"\b(ERROR|CRITICAL)\b|^Traceback")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m apps.tables.soak",
+    parser = argparse.ArgumentParser(prog="python -m tools.soak",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--hours", type=int, default=12, help="hours of the day to live")
     parser.add_argument("--tables", type=int, default=20, help="tables in each burst")
