@@ -178,7 +178,7 @@ QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)
 #: database_sync_to_async is one thread per process, which queued every socket behind every
 #: other; SQLite writes one at a time anyway.
 REALTIME_DB_THREADS = int(os.environ.get("REALTIME_DB_THREADS", "0")) or None
-#: How long a quiet table's snapshot stays in Redis (apps.realtime.snapshots; 6 h unset).
+#: How long a quiet table's snapshot stays in Redis (apps.core.snapshots; 6 h unset).
 SNAPSHOT_TTL_SECONDS = int(os.environ.get("SNAPSHOT_TTL_SECONDS", "0")) or None
 
 # Practice against bots and guests (docs/practice-and-guests.md) ------------------------------
@@ -220,7 +220,7 @@ AXES_USERNAME_CALLABLE = "apps.accounts.ratelimit.username_key"
 AXES_LOCKOUT_CALLABLE = "apps.accounts.ratelimit.lockout_response"
 AXES_HTTP_RESPONSE_CODE = 429
 
-# Moderation: words a table name may not hold, beyond apps/moderation/words.py's own list
+# Moderation: words a table name may not hold, beyond apps/core/words.py's own list
 # (comma-separated in the environment).
 MODERATION_EXTRA_BLOCKED_WORDS = env_list("MODERATION_EXTRA_BLOCKED_WORDS", [])
 

@@ -40,7 +40,7 @@ def _point_settings_at_redis(url: str) -> None:
     from channels.layers import channel_layers as layer_manager
     from django.conf import settings
 
-    from apps.realtime import snapshots
+    from apps.core import snapshots
     from config.celery import app as celery_app
 
     settings.REDIS_URL = url

@@ -8,4 +8,5 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts")
 
     def ready(self) -> None:
+        # Imported here, not above: Django calls ready() once every app's models are loaded.
         from apps.accounts import signals  # noqa: F401  (connects the receivers)

@@ -4,6 +4,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 
 from apps.accounts.models import LANGUAGE_CODES
+from apps.accounts.services import ensure_profile, set_language
 
 
 class ProfileLanguageMiddleware:
@@ -21,8 +22,6 @@ class ProfileLanguageMiddleware:
         user = getattr(request, "user", None)
         signed_in = user is not None and user.is_authenticated
         if signed_in:
-            from apps.accounts.services import ensure_profile
-
             language = ensure_profile(user).language
             translation.activate(language)
             request.LANGUAGE_CODE = translation.get_language()
@@ -30,8 +29,6 @@ class ProfileLanguageMiddleware:
         if signed_in and request.method == "POST" and self._is_set_language(request):
             language = request.POST.get("language", "")
             if language in LANGUAGE_CODES and response.status_code in (204, 301, 302):
-                from apps.accounts.services import set_language
-
                 set_language(user=user, language=language)
         return response
 

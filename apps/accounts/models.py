@@ -3,7 +3,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
-from apps.accounts.avatars import AVATAR_CHOICES, DEFAULT_AVATAR
+from apps.accounts.avatars import AVATAR_CHOICES, DEFAULT_AVATAR, avatar_url
 from apps.accounts.validators import (
     DISPLAY_NAME_MAX_LENGTH,
     display_name_key,
@@ -130,6 +130,4 @@ class Profile(models.Model):
 
     @property
     def avatar_url(self) -> str:
-        from apps.accounts.avatars import avatar_url
-
         return avatar_url(self.avatar)

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
+from apps.accounts.forms import SignInForm
+
 
 class RateLimitBackend(AxesStandaloneBackend):
     """axes' backend, except that authenticate() without a request (Client.login in tests,
@@ -39,8 +41,6 @@ def cooloff_minutes() -> int:
 
 def lockout_response(request, original_response=None, credentials=None):
     """AXES_LOCKOUT_CALLABLE: the sign-in page again, with the lockout message, status 429."""
-    from apps.accounts.forms import SignInForm
-
     # Unbound: binding it would authenticate again and count another failure.
     form = SignInForm(request, initial={"username": request.POST.get("username", "")})
     message = _(

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 
+from apps.accounts.models import Profile
 from apps.accounts.validators import display_name_key
 
 if TYPE_CHECKING:
@@ -22,8 +23,6 @@ def user_by_display_name(name: str) -> User | None:
 
 def display_name_taken(name: str, exclude_user: User | None = None) -> bool:
     """Whether another user already has this display name (ignoring case and spaces)."""
-    from apps.accounts.models import Profile
-
     key = display_name_key(name)
     if not key:
         return False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import string
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -15,6 +15,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.accounts.avatars import AVATAR_KEYS
+from apps.accounts.events import person_renamed
 from apps.accounts.models import (
     BOT_THINK_MAX_MS,
     GAME_SPEEDS,
@@ -110,9 +111,7 @@ def update_profile(*, user: User, display_name: str, avatar: str, language: str)
     except IntegrityError as error:
         raise _taken_error() from error
     if seen_at_tables:
-        from apps.tables.services import person_renamed
-
-        person_renamed(user_id=user.pk)
+        person_renamed.send(sender=Profile, user_id=user.pk)
     return profile
 
 
@@ -320,37 +319,5 @@ def convert_guest(*, user: User, username: str, email: str, password: str, displ
     except IntegrityError as error:  # a concurrent sign-up took the name first
         raise _taken_error() from error
     locked.profile = profile
-    from apps.tables.services import person_renamed
-
-    person_renamed(user_id=locked.pk)
+    person_renamed.send(sender=Profile, user_id=locked.pk)
     return locked
-
-
-def guest_idle_limit() -> timedelta:
-    return timedelta(seconds=settings.GUEST_IDLE_SECONDS)
-
-
-def delete_idle_guests(*, now: datetime | None = None) -> int:
-    """Delete guests who never signed up, have no table left (they host none, sit at no open
-    one, hold no table socket) and did nothing for ``GUEST_IDLE_SECONDS``. The beat sweep
-    calls this after it has deleted their finished practice tables."""
-    from apps.tables.models import Connection, Table
-
-    now = now or timezone.now()
-    cutoff = now - guest_idle_limit()
-    idle = (User.objects.filter(profile__guest=True, last_login__lte=cutoff)
-            .filter(hosted_tables__isnull=True)
-            .exclude(seats__table__state__in=[Table.State.WAITING, Table.State.PLAYING])
-            .exclude(pk__in=Connection.objects.values("user_id")))
-    deleted = 0
-    for user_id in list(idle.values_list("pk", flat=True)[:500]):
-        with transaction.atomic():
-            # Checked again under the row lock: a guest who opened a practice table since the
-            # query keeps their account.
-            user = User.objects.select_for_update().filter(pk=user_id).first()
-            if user is None or user.last_login is None or user.last_login > cutoff \
-                    or Table.objects.filter(host=user).exists():
-                continue
-            user.delete()
-            deleted += 1
-    return deleted

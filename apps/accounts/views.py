@@ -19,6 +19,7 @@ from apps.accounts.forms import (
     SignUpForm,
     TableOptionsForm,
 )
+from apps.accounts.profile_parts import profile_context
 from apps.accounts.ratelimit import client_address
 from apps.accounts.selectors import is_guest
 
@@ -125,11 +126,9 @@ def _profile_page(request, current, *, form=None, options_form=None):
     if options_form is None:
         options_form = TableOptionsForm(
             initial=TableOptionsForm.initial_from(services.table_options(current)))
-    from apps.tables.selectors import match_history
-
     return render(request, "accounts/profile.html",
                   {"form": form, "options_form": options_form, "profile": current,
-                   "history": match_history(user=request.user, page=request.GET.get("page"))})
+                   **profile_context(request)})
 
 
 @account_required

@@ -7,8 +7,10 @@ from datetime import UTC
 
 from django.db.models import Count, Q, Sum
 
+from apps.accounts.models import Profile
+
 from . import numbers
-from .models import LedgerEntry, Stake, Wallet
+from .models import LeaguePoints, LedgerEntry, Rating, RatingChange, Stake, Wallet
 
 
 def level_for(xp: int) -> int:
@@ -53,8 +55,6 @@ def standing(user, *, rows: int = numbers.PROFILE_LEDGER_ROWS) -> Standing:
     coins, xp = (wallet.coins, wallet.xp) if wallet else (0, 0)
     level = level_for(xp)
     entries = list(LedgerEntry.objects.filter(user=user).select_related("table")[:rows])
-    from .models import Rating
-
     labels = dict(Rating.Kind.choices)
     rated = [(labels[r.kind], r.shown, r.matches,
               r.matches < numbers.RATING_PROVISIONAL_MATCHES)
@@ -135,8 +135,6 @@ class Row:
 
 
 def _names(user_ids) -> dict[int, str]:
-    from apps.accounts.models import Profile
-
     return dict(Profile.objects.filter(user_id__in=set(user_ids))
                 .values_list("user_id", "display_name"))
 
@@ -154,8 +152,6 @@ def _ranked(pairs: list[tuple[int, int]], *, provisional: set[int] = frozenset()
 
 
 def ratings_of(user) -> dict[str, dict]:
-    from .models import Rating
-
     out = {}
     for r in Rating.objects.filter(user=user):
         out[r.kind] = {"shown": r.shown, "matches": r.matches,
@@ -165,8 +161,6 @@ def ratings_of(user) -> dict[str, dict]:
 
 def leaderboard(kind: str, *, rows: int = numbers.LEADERBOARD_ROWS) -> list[Row]:
     """All time: the ratings of people past their provisional matches, highest first."""
-    from .models import Rating
-
     qs = (Rating.objects.filter(kind=kind, matches__gte=numbers.RATING_PROVISIONAL_MATCHES)
           .order_by("-shown", "user_id").values_list("user_id", "shown")[:rows])
     return _ranked(list(qs))
@@ -177,8 +171,6 @@ def week_leaderboard(kind: str, week, *, rows: int = numbers.LEADERBOARD_ROWS) -
     from datetime import datetime, time, timedelta
 
     from django.db.models import F
-
-    from .models import Rating, RatingChange
 
     start = datetime.combine(week, time.min, tzinfo=UTC)
     qs = (RatingChange.objects.filter(kind=kind, created_at__gte=start,
@@ -194,8 +186,6 @@ def week_leaderboard(kind: str, week, *, rows: int = numbers.LEADERBOARD_ROWS) -
 
 def league_table(week) -> list[Row]:
     """A week's league standings: points summed per person, highest first."""
-    from .models import LeaguePoints
-
     qs = (LeaguePoints.objects.filter(week=week).values("user_id")
           .annotate(total=Sum("points")).order_by("-total", "user_id")
           .values_list("user_id", "total"))

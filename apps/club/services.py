@@ -6,10 +6,10 @@ transaction of the event that causes it, and the person's :class:`~apps.club.mod
 always taken table first (the tables services hold it when they call in here), then wallets in
 ascending user id, so that two calls never wait on each other in a circle.
 
-The tables app knows nothing of pay: it calls :func:`match_finished` when a match ends and
-:func:`table_changed` when seats, the start or the closing of a table change; both run inside
-its transaction, under its table lock, and a refusal here (:class:`ServiceError`) undoes the
-whole action.
+The tables app knows nothing of pay: through its hooks (``apps.tables.hooks``, registered in
+``apps.club.apps``) it calls :func:`match_finished` when a match ends and :func:`stake_follows`
+for every new version of a table; both run inside its transaction, under its table lock, and a
+refusal here (:class:`ServiceError`) undoes the whole action.
 """
 
 from __future__ import annotations
@@ -23,10 +23,14 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from apps.tables.services import ServiceError
+from apps.core.errors import ServiceError
+from apps.tables import services as tables
+from apps.tables.game import match_rules
+from apps.tables.models import Table
 
 from . import numbers, ratings
 from .models import LeaguePoints, LeagueWeek, LedgerEntry, Rating, RatingChange, Stake, Wallet
+from .selectors import league_table
 
 Reason = LedgerEntry.Reason
 
@@ -183,8 +187,6 @@ def match_finished(*, table, match, seats, now: datetime | None = None) -> list[
     Called by the tables services in the transaction that wrote the match's last move, under
     the table's lock; each row's key names the match, so nothing is paid twice.
     """
-    from apps.tables.game import match_rules
-
     now = now or timezone.now()
     mode = mode_of(table)
     if mode == PRACTICE:
@@ -291,8 +293,6 @@ def close_week(*, week: date, now: datetime | None = None) -> LeagueWeek | None:
     """Pay the top places of a finished week, once: the week's row and every prize's ledger
     key are written in one transaction, so a second run (beat restarted, two beats, a retry)
     finds the week closed and pays nothing. None when it was closed already."""
-    from .selectors import league_table
-
     now = now or timezone.now()
     if week.weekday() != 0:
         raise ServiceError(_("A league week starts on a Monday."), code="bad_week")
@@ -399,7 +399,7 @@ def _pay_pot(stake: Stake, wallets: dict[int, Wallet], seats, winners, *,
 WATCHED_EVENTS = frozenset({"seat", "match_started", "closed"})
 
 
-def table_changed(*, table, seats, events: list[dict], now: datetime | None = None) -> None:
+def stake_follows(*, table, seats, events: list[dict], now: datetime | None = None) -> None:
     """Keep a stake table's escrow in step with its seats (tables services call this for
     every version with a seat, start or close event, under the table lock).
 
@@ -427,8 +427,6 @@ def table_changed(*, table, seats, events: list[dict], now: datetime | None = No
     entrants = _entrants(stake)
     seated = [s.user_id for s in seats if s.user_id is not None]
     wallets = _locked_wallets(entrants + seated)
-    from apps.tables.models import Table
-
     if table.state == Table.State.CLOSED:
         staying = {s.user_id for s in seats if s.user_id is not None and not s.leaving}
         if stake.state == Stake.State.PLAYING and set(entrants) - staying:
@@ -460,8 +458,6 @@ def table_changed(*, table, seats, events: list[dict], now: datetime | None = No
 def open_stake_table(*, user, entry: int, preset: str = "partners", players: int | None = None,
                      options: dict | None = None, now: datetime | None = None):
     """Open an online table with an entry: the opener sits down and pays it at once."""
-    from apps.tables import services as tables
-
     now = now or timezone.now()
     if entry not in numbers.STAKES:
         raise ServiceError(_("Pick one of the entries shown."), code="bad_entry")
@@ -481,9 +477,6 @@ def open_stake_table(*, user, entry: int, preset: str = "partners", players: int
 def stand_up(*, user, table_id: int):
     """Leave a stake table before its start and get the entry back; the opener leaving
     cancels the table (every entry back), since a table keeps its host."""
-    from apps.tables import services as tables
-    from apps.tables.models import Table
-
     # Who hosts never changes, so it may be read before the lock; the services below check
     # the table's state under it.
     table = Table.objects.filter(pk=table_id).only("host_id").first()
@@ -498,8 +491,6 @@ def stand_up(*, user, table_id: int):
 
 def cancel_unfilled(*, now: datetime | None = None) -> int:
     """Beat: cancel every stake table not started in time (each in its own transaction)."""
-    from apps.tables import services as tables
-
     now = now or timezone.now()
     due = Stake.objects.filter(state=Stake.State.OPEN, fill_by__lte=now) \
         .values_list("table_id", flat=True)

@@ -2,6 +2,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from apps.accounts.models import Profile
+from apps.club.services import grant_start
 
 
 @receiver(post_save, sender=Profile, dispatch_uid="club_start_grant")
@@ -16,6 +17,4 @@ def start_grant(sender, instance, created, raw=False, update_fields=None, **kwar
         return
     if not created and (update_fields is not None and "guest" not in update_fields):
         return
-    from apps.club.services import grant_start
-
     grant_start(user=instance.user)

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from apps.tables.state import PARTNER_PRESETS
+
 from . import numbers
 from .models import Rating
 
@@ -17,8 +19,6 @@ REFRESH_ON = frozenset({"seat", "match_started", "match_over"})
 
 
 def rating_kind(table) -> str:
-    from apps.tables.state import PARTNER_PRESETS
-
     partners = table.players == 4 and table.preset in PARTNER_PRESETS
     return Rating.Kind.PAIRS if partners else Rating.Kind.SOLO
 

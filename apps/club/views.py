@@ -8,11 +8,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from apps.core.errors import ServiceError
 from apps.tables.models import Table
-from apps.tables.services import ServiceError
 
 from . import numbers, selectors, services
 from .forms import StakeTableForm
+from .models import Rating
 
 
 @login_required
@@ -68,8 +69,6 @@ def _week_now():
 
 
 def leaderboards(request):
-    from .models import Rating
-
     week = _week_now()
     boards = [{"kind": label, "all_time": selectors.leaderboard(kind),
                "this_week": selectors.week_leaderboard(kind, week)}

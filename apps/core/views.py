@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from apps.core.outages import OUTAGES
 from config.env import redis_urls
 
 logger = logging.getLogger(__name__)
@@ -68,8 +69,6 @@ def server_error(request):
     import sys
 
     from django.template import loader
-
-    from apps.core.outages import OUTAGES
 
     outage = isinstance(sys.exc_info()[1], OUTAGES)
     try:

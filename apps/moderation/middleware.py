@@ -6,6 +6,8 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.shortcuts import redirect
 
+from .selectors import active_ban, ban_message
+
 
 class BanMiddleware:
     """Place after AuthenticationMiddleware and MessageMiddleware."""
@@ -16,8 +18,6 @@ class BanMiddleware:
     def __call__(self, request):
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
-            from .selectors import active_ban, ban_message
-
             ban = active_ban(user)
             if ban is not None:
                 text = ban_message(ban)

@@ -8,6 +8,9 @@ from django.db.models import Count, Q
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
+from apps.tables.models import Table
+from apps.tables.state import display_name
+
 from .models import Ban, ChatMessage, Mute, Report
 
 #: Chat messages a table's state carries.
@@ -75,6 +78,13 @@ def ban_message(ban: Ban) -> str:
         "until": when(ban.until), "reason": ban.reason}
 
 
+def refusal_of(user) -> str | None:
+    """Why this person may not act at a table (their ban), or None: the tables' refusal
+    hook (``apps.tables.hooks.on_refusal``, registered in ``apps.moderation.apps``)."""
+    ban = active_ban(user)
+    return None if ban is None else ban_message(ban)
+
+
 def chat_dict(msg: ChatMessage, names: dict, *, staff: bool = False) -> dict:
     out = {"id": msg.pk, "seat": names.get(msg.user_id, (None, ""))[0],
            "name": names.get(msg.user_id, (None, ""))[1], "text": msg.text,
@@ -85,16 +95,12 @@ def chat_dict(msg: ChatMessage, names: dict, *, staff: bool = False) -> dict:
 
 
 def _names(seats) -> dict:
-    from apps.tables.state import display_name
-
     return {seat.user_id: (seat.index, display_name(seat.user)) for seat in seats
             if seat.user is not None}
 
 
 def recent_chat(table, limit: int = CHAT_IN_STATE, *, seats=None) -> list[dict]:
     """The last visible messages, oldest first."""
-    from apps.tables.state import display_name
-
     msgs = list(ChatMessage.objects.filter(table=table, hidden=False, deleted=False)
                 .select_related("user__profile").order_by("-created_at", "-pk")[:limit])
     names = _names(table.seats.select_related("user__profile") if seats is None else seats)
@@ -140,8 +146,6 @@ def compose_part(data: dict, state: dict, viewer) -> None:
 # -- staff pages ------------------------------------------------------------------------------
 
 def live_tables() -> list:
-    from apps.tables.models import Table
-
     return list(Table.objects.exclude(state=Table.State.CLOSED)
                 .annotate(open_reports=Count("reports", filter=Q(reports__status="open")))
                 .select_related("host__profile").prefetch_related("seats__user__profile")

@@ -20,9 +20,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.selectors import is_guest
+from apps.core.doorbell import send_to_group, user_group, user_notified
+from apps.core.errors import ServiceError
+from apps.core.protocol import BANNED_CLOSE_CODE
 from apps.tables import services as tables
 from apps.tables.models import Round, Seat, Table
-from apps.tables.services import ServiceError
+from apps.tables.names import normalize_table_name, table_name_problem
 
 from .models import CHAT_MAX_LENGTH, Ban, ChatMessage, ModerationLog, Mute, Report
 from .selectors import (
@@ -55,8 +58,6 @@ MODERATOR_RIGHTS = (
     "view_chatmessage", "view_report", "view_mute", "view_ban", "view_moderationlog",
 )
 MODERATOR_GROUP = "moderator"
-#: Close code a banned person's sockets get.
-BANNED_CLOSE_CODE = 4403
 
 
 # -- plumbing ---------------------------------------------------------------------------------
@@ -126,8 +127,6 @@ def _tell_tables(user, event: dict) -> None:
 
 
 def _notify_user(user_id: int, event: dict) -> None:
-    from apps.realtime.notify import user_notified
-
     transaction.on_commit(lambda: user_notified(user_id, event))
 
 
@@ -171,21 +170,21 @@ def remove_moderator(user) -> None:
 def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
     """A seated player's message to the table. Muted people are refused with the reason and
     the end; at most CHAT_LIMIT messages per CHAT_WINDOW."""
-    tables._require_signed_in(user)
+    tables.require_signed_in(user)
     text = " ".join((text or "").split())
     if not text:
         raise ServiceError(_("Write a message first."), code="empty")
     if len(text) > CHAT_MAX_LENGTH:
         raise ServiceError(_("A message is at most %(n)s characters.") % {"n": CHAT_MAX_LENGTH},
                            code="too_long")
-    tables._require_not_banned(user)
+    tables.require_not_banned(user)
     mute = active_mute(user)
     if mute is not None:
         raise ServiceError(mute_message(mute), code="muted")
     now = timezone.now()
     with transaction.atomic():
-        table = tables._locked(table_id)
-        tables._require_open(table)
+        table = tables.lock_table(table_id)
+        tables.require_open(table)
         seat = table.seats.filter(user=user).first()
         if seat is None:
             # Watchers see the table, they do not talk to it (staff observe silently too).
@@ -211,7 +210,7 @@ def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
 def report(*, user, table_id: int, reason: str, message_id: int | None = None,
            seat_index: int | None = None, note: str = "") -> Report:
     """A player at the table reports a chat message, a player (by seat) or the table."""
-    tables._require_signed_in(user)
+    tables.require_signed_in(user)
     if reason not in Report.Reason.values:
         raise ServiceError(_("Choose a reason for the report."), code="bad_reason")
     note = " ".join((note or "").split())
@@ -370,8 +369,6 @@ def ban(*, actor, user_id: int, reason: str, days: int | None = None) -> Ban:
 
 
 def _close_sockets(user_id: int) -> None:
-    from apps.realtime.notify import send_to_group, user_group
-
     send_to_group(user_group(user_id), {"type": "user.banned", "code": BANNED_CLOSE_CODE})
 
 
@@ -408,7 +405,7 @@ def close_table(*, actor, table_id: int, reason: str) -> Table:
     _require_perm(actor, "close_table")
     reason = _reason(reason, required=True)
     with transaction.atomic():
-        table = tables._locked(table_id)
+        table = tables.lock_table(table_id)
         before = _table_snapshot(table)
         tables.close_by_staff(table_id=table.pk, reason=reason)
         table.refresh_from_db()
@@ -426,7 +423,7 @@ def hide_table(*, actor, table_id: int, hidden: bool = True, reason: str = "") -
     _require_perm(actor, "hide_table")
     reason = _reason(reason, required=False)
     with transaction.atomic():
-        table = tables._locked(table_id)
+        table = tables.lock_table(table_id)
         before = {"hidden": table.hidden}
         tables.update_by_staff(table_id=table.pk, hidden=hidden)
         table.refresh_from_db()
@@ -435,10 +432,8 @@ def hide_table(*, actor, table_id: int, hidden: bool = True, reason: str = "") -
     return table
 
 
-def rename_table(*, actor, table_id: int, name: str, reason: str = "") -> Table:
+def rename_by_staff(*, actor, table_id: int, name: str, reason: str = "") -> Table:
     """Staff rename (or clear the name of) a table, under the same rules as a host's name."""
-    from apps.tables.names import normalize_table_name, table_name_problem
-
     _require_perm(actor, "rename_table")
     reason = _reason(reason, required=False)
     name = normalize_table_name(name)
@@ -446,7 +441,7 @@ def rename_table(*, actor, table_id: int, name: str, reason: str = "") -> Table:
     if problem is not None:
         raise ServiceError(problem, code="bad_name")
     with transaction.atomic():
-        table = tables._locked(table_id)
+        table = tables.lock_table(table_id)
         before = {"name": table.name}
         tables.update_by_staff(table_id=table.pk, name=name)
         table.refresh_from_db()
@@ -460,7 +455,7 @@ def remove_player(*, actor, table_id: int, seat_index: int, reason: str) -> Tabl
     _require_perm(actor, "remove_player")
     reason = _reason(reason, required=True)
     with transaction.atomic():
-        table = tables._locked(table_id)
+        table = tables.lock_table(table_id)
         seat = table.seats.filter(index=seat_index).select_related("user").first()
         target = seat.user if seat is not None else None
         if target is not None and target.pk != actor.pk and (

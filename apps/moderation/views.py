@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from apps.core.errors import ServiceError
 from apps.tables.models import Table
 from apps.tables.selectors import table_state
-from apps.tables.services import ServiceError
 
 from . import selectors, services
 from .models import Ban, ChatMessage, ModerationLog, Mute, Report
@@ -137,7 +137,7 @@ ACTIONS = {
     "hide_table": (lambda u, p: services.hide_table(
         actor=u, table_id=_int(p, "table"), hidden=p.get("hidden") != "0",
         reason=p.get("reason", "")), gettext_lazy("Done.")),
-    "rename_table": (lambda u, p: services.rename_table(
+    "rename_table": (lambda u, p: services.rename_by_staff(
         actor=u, table_id=_int(p, "table"), name=p.get("name", ""),
         reason=p.get("reason", "")), gettext_lazy("The table is renamed.")),
     "remove_player": (lambda u, p: services.remove_player(

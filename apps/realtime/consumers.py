@@ -28,7 +28,21 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from apps.core import wire
+from apps.core.doorbell import table_group, user_group
+from apps.core.errors import ServiceError
 from apps.core.outages import OUTAGES, warn
+from apps.core.protocol import (
+    BANNED_CLOSE_CODE,
+    KNOWN_TABLES_KEY,
+    MAX_FRAME,
+    NOT_FOUND_CLOSE_CODE,
+    SIGNED_OUT_CLOSE_CODE,
+    WATCHING_OFF_CLOSE_CODE,
+)
+from apps.moderation import services as moderation
+from apps.moderation.selectors import is_banned
+from apps.tables import services
+from apps.tables.state import Viewer, compose, events_since
 
 from .hub import db, hub
 
@@ -37,16 +51,9 @@ try:  # Daphne's WebSocket protocol says so when the peer has already closed
 except ImportError:  # pragma: no cover - another ASGI server
     class PeerGone(Exception):
         pass
-from .notify import table_group, user_group
 
 log = logging.getLogger(__name__)
 
-#: Frames above this are refused unread: a legitimate message is a few dozen bytes.
-MAX_FRAME = 2048
-#: Session key (list of table ids) written by the table page: this browser has the code.
-KNOWN_TABLES_KEY = "tables_known"
-#: Close code of a banned person's sockets (refused on connect, closed when banned).
-BANNED_CLOSE_CODE = 4403
 HOST_ACTIONS = ("start", "start_with_bots", "pause", "resume", "next_round", "new_match",
                 "add_bot", "remove_bot")
 
@@ -109,10 +116,10 @@ WATCHING_OFF_MESSAGE = _("The host has turned watching off.")
 #: codes (docs/protocol.md, "Opening"). Not as the close's reason: Daphne drops that, so a
 #: browser would get the bare code.
 CLOSE_REASONS = {
-    4401: _("You are signed out. Sign in again to play."),
+    SIGNED_OUT_CLOSE_CODE: _("You are signed out. Sign in again to play."),
     BANNED_CLOSE_CODE: _("Your account has been suspended: you cannot play for now."),
-    4404: _("This table does not exist or is not open to you."),
-    4410: WATCHING_OFF_MESSAGE,  # apps.tables.services.WATCHING_OFF_CLOSE_CODE
+    NOT_FOUND_CLOSE_CODE: _("This table does not exist or is not open to you."),
+    WATCHING_OFF_CLOSE_CODE: WATCHING_OFF_MESSAGE,
 }
 
 
@@ -290,8 +297,6 @@ class TableSocket(SafeConsumer):
         """Send this person's state at version ``at_least`` or newer, with every event since
         the version this socket last had (or ``since``); never an older version than one
         already sent, unless ``force`` (an answer to sync)."""
-        from apps.tables.state import Viewer, compose, events_since
-
         async with self.lock:
             if getattr(self, "closing", False):
                 return
@@ -314,8 +319,6 @@ class TableSocket(SafeConsumer):
 
     async def close_watcher(self) -> None:
         """The host turned watching off: this watcher's socket closes, saying why."""
-        from apps.tables.services import WATCHING_OFF_CLOSE_CODE
-
         await self.close(code=WATCHING_OFF_CLOSE_CODE)
 
     async def refused(self, err: Refusal) -> None:
@@ -375,8 +378,6 @@ class TableConsumer(TableSocket):
         self.claimed = True
         opened = await self._open()
         if opened.close_code is not None:
-            from apps.tables.services import WATCHING_OFF_CLOSE_CODE
-
             if opened.close_code == WATCHING_OFF_CLOSE_CODE:
                 await self.close_watcher()
             else:
@@ -385,11 +386,9 @@ class TableConsumer(TableSocket):
         await self.start_table(opened.code, opened.version)
 
     async def _open(self):
-        from apps.tables import services
-
         user = self.user
         if user is None or not user.is_authenticated:
-            return services.SocketOpened(4401, self.language or "")
+            return services.SocketOpened(SIGNED_OUT_CLOSE_CODE, self.language or "")
         lease = await hub().lease(self.scope)
         session = self.scope.get("session")
         known = list(session.get(KNOWN_TABLES_KEY, [])) if session is not None else []
@@ -414,8 +413,6 @@ class TableConsumer(TableSocket):
             # Whatever became of the connect (refused, crashed half-way, opened), no
             # presence may outlive the socket.
             self.claimed = False
-            from apps.tables import services
-
             await super().cleanup()
             await db(services.disconnect, channel_name=self.channel_name)
             hub().release(self.channel_name)
@@ -423,17 +420,12 @@ class TableConsumer(TableSocket):
     # -- from the client ---------------------------------------------------------------------
 
     async def on_chat(self, msg: dict) -> None:
-        from apps.moderation import services as moderation
-
         if not isinstance(msg.get("text"), str):
             raise Refusal("malformed", _("Write a message first."))
         await self._act(moderation.post_chat, user=self.user, table_id=self.table_id,
                         text=msg["text"])
 
     async def on_report(self, msg: dict) -> None:
-        from apps.moderation import services as moderation
-        from apps.tables.services import ServiceError
-
         kwargs = {"reason": msg.get("reason"), "note": msg.get("note") or ""}
         for key, name in (("message", "message_id"), ("seat", "seat_index")):
             value = msg.get(key)
@@ -457,21 +449,15 @@ class TableConsumer(TableSocket):
             raise Refusal("malformed", _("Say which tile to play."))
         if end is not None and end not in ("A", "B", "C", "D"):
             raise Refusal("malformed", _("Choose end A, B, C or D."))
-        from apps.tables import services
-
         await self._act(services.play_move, user=self.user, table_id=self.table_id,
                         round_number=round_number, ply=ply, tile=tile, end=end)
 
     async def on_pass(self, msg: dict) -> None:
         round_number, ply = _position(msg)
-        from apps.tables import services
-
         await self._act(services.play_move, user=self.user, table_id=self.table_id,
                         round_number=round_number, ply=ply, is_pass=True)
 
     async def on_host(self, msg: dict) -> None:
-        from apps.tables import services
-
         action = msg.get("action")
         if not isinstance(action, str) or action not in HOST_ACTIONS:
             raise Refusal("unknown", _("Unknown host action."))
@@ -489,8 +475,6 @@ class TableConsumer(TableSocket):
         await self._act(fn, **kwargs)
 
     async def _act(self, fn, **kwargs) -> None:
-        from apps.tables.services import ServiceError
-
         try:
             outcome = await self.call(fn, **kwargs)
         except ServiceError as err:
@@ -523,12 +507,10 @@ class MeConsumer(SafeConsumer):
         self.joined = False
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
-            await self.close(code=4401)
+            await self.close(code=SIGNED_OUT_CLOSE_CODE)
             return
         # A banned person's session outlives the ban until their next page load (the ban
         # middleware signs them out there), so the socket checks for itself.
-        from apps.moderation.selectors import is_banned
-
         if await db(is_banned, self.user):
             await self.close(code=BANNED_CLOSE_CODE)
             return
@@ -555,8 +537,9 @@ class NoRouteConsumer(SafeConsumer):
     Daphne answered HTTP 500 and logged a traceback for the client's mistake
     (``apps.realtime.routing.SocketRouter`` sends such sockets here)."""
 
-    close_reasons = {**CLOSE_REASONS, 4404: _("Nothing answers at this address. Reload the page.")}
+    close_reasons = {**CLOSE_REASONS,
+                     NOT_FOUND_CLOSE_CODE: _("Nothing answers at this address. Reload the page.")}
 
     async def connect(self) -> None:
         await self.accept()
-        await self.close(code=4404)
+        await self.close(code=NOT_FOUND_CLOSE_CODE)

@@ -43,7 +43,10 @@ from concurrent.futures import ThreadPoolExecutor
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 
-from apps.core import wire
+from apps.core import snapshots, wire
+from apps.tables.services import HEARTBEAT, Lease, register_node, renew_lease
+from apps.tables.state import build_latest
+from config.env import redis_client_options, redis_urls
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +111,6 @@ async def db(fn, *args, **kwargs):
 
 
 def heartbeat_seconds() -> float:
-    from apps.tables.services import HEARTBEAT
-
     return settings.PRESENCE_HEARTBEAT_SECONDS or HEARTBEAT.total_seconds()
 
 
@@ -134,8 +135,6 @@ class Hub:
         """This process's lease, as its connections name it. The first socket of the process
         registers it (ending what an earlier run of the process left connected); after that
         nothing needs the database here: whoever writes a connection writes the lease too."""
-        from apps.tables.services import Lease, register_node
-
         async with self._node_lock:
             self.name = self.name or _node_name(scope)
             lease = Lease(self.boot, self.name)
@@ -181,8 +180,6 @@ class Hub:
     async def renew(self) -> None:
         """One beat: renew the lease, give back the presence the sweep took from sockets that
         are still open, and bring every socket behind its table up to date."""
-        from apps.tables.services import Lease, renew_lease
-
         if self.name is None:
             return  # no socket got as far as the lease yet
         consumers = [c for group in self.sockets.values() for c in group]
@@ -231,8 +228,6 @@ class Hub:
         return snap
 
     async def _fetch(self, table_id: int, code: str, at_least: int) -> dict | None:
-        from . import snapshots
-
         snap = None
         try:
             raw = await self._client().hget(snapshots.key(table_id, code), "d")
@@ -250,8 +245,6 @@ class Hub:
         if self._redis is None:
             import redis.asyncio
 
-            from config.env import redis_client_options, redis_urls
-
             url = redis_urls(settings.REDIS_URL)["redis"]
             # A burst of doorbells (hundreds of tables) must queue for a connection, not fail
             # with "Too many connections" and fall back to rebuilding the state from the
@@ -264,8 +257,6 @@ class Hub:
 
     async def latest_version(self, table_id: int, code: str) -> int:
         """The highest version Redis has a snapshot of (-1 when none)."""
-        from . import snapshots
-
         with contextlib.suppress(Exception):
             raw = await self._client().hget(snapshots.key(table_id, code), "v")
             if raw is not None:
@@ -274,10 +265,6 @@ class Hub:
 
 
 def _build_and_store(table_id: int) -> dict | None:
-    from apps.tables.state import build_latest
-
-    from . import snapshots
-
     snap = build_latest(table_id)
     if snap is not None:
         snapshots.store(table_id, snap)

@@ -1,8 +1,8 @@
 from channels.routing import URLRouter
 from django.urls import path
 
-from apps.moderation.consumers import ObserverConsumer
-from apps.realtime import consumers
+from . import consumers
+from .observer import ObserverConsumer
 
 _no_route = consumers.NoRouteConsumer.as_asgi()
 

@@ -1,5 +1,5 @@
 """Table names, checked like display names: a length, a set of characters, and none of the
-words a moderator would hide (``apps.moderation.words``).
+words a moderator would hide (``apps.core.words``).
 
 A name may have spaces and a little punctuation that display names may not ("Mesa de Ana",
 "Ana's table!"); an empty name means the table has none and pages show its code.
@@ -10,6 +10,8 @@ from __future__ import annotations
 import unicodedata
 
 from django.utils.translation import gettext as _
+
+from apps.core.words import blocked_word
 
 #: The Table.name column's length.
 TABLE_NAME_MAX_LENGTH = 40
@@ -24,8 +26,6 @@ def normalize_table_name(name: str) -> str:
 def table_name_problem(name: str) -> str | None:
     """Why ``name`` (already normalized) cannot name a table, in the active language; None
     when it can."""
-    from apps.moderation.words import blocked_word
-
     if not name:
         return None
     if len(name) > TABLE_NAME_MAX_LENGTH:

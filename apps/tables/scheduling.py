@@ -2,12 +2,17 @@
 
 The timer is the prompt path; beat's one-second sweep (``tasks.sweep``) is the guarantee when a
 timer is lost. Either carries the position it was set for, so acting twice is impossible.
+
+The timers are sent by their task's name: the tasks call the services, which call this module,
+so importing the tasks here would close a circle.
 """
 
 from __future__ import annotations
 
 import logging
 from datetime import datetime
+
+from celery import current_app
 
 log = logging.getLogger(__name__)
 
@@ -16,13 +21,11 @@ def schedule_deadline(table_id: int, position: tuple[int, int] | None,
                       deadline: datetime, *, actor: str | None = None) -> None:
     """``actor`` "bot" is a slow bot's turn: its timer goes to the ``bots`` queue and thinks
     before it locks the table (``services.act_on_deadline``)."""
-    from .tasks import turn_due
-
     round_number, ply = position if position is not None else (None, None)
     bot = actor == "bot"
     try:
-        turn_due.apply_async((table_id, round_number, ply, bot), eta=deadline,
-                             queue=BOTS_QUEUE if bot else None)
+        current_app.send_task(TURN_DUE, (table_id, round_number, ply, bot), eta=deadline,
+                              queue=BOTS_QUEUE if bot else None)
     except Exception:  # the broker is down: the sweep will act when it is back
         log.exception("could not schedule the deadline of table %s", table_id)
 
@@ -30,13 +33,14 @@ def schedule_deadline(table_id: int, position: tuple[int, int] | None,
 def schedule_fill(table_id: int, when: datetime) -> None:
     """A quick table's wait ends at ``when``: bots take the free seats then, if people have
     not filled it (``services.fill_quick_table``; the sweep does it when this timer is lost)."""
-    from .tasks import fill_due
-
     try:
-        fill_due.apply_async((table_id,), eta=when)
+        current_app.send_task(FILL_DUE, (table_id,), eta=when)
     except Exception:  # the broker is down: the sweep will fill it when it is back
         log.exception("could not schedule the bot fill of table %s", table_id)
 
 
 #: The Celery queue of slow bots' turns (workers consume it with the default queue).
 BOTS_QUEUE = "bots"
+#: The tasks' names (``apps.tables.tasks``; ``tests/tables/test_tasks.py`` checks they exist).
+TURN_DUE = "apps.tables.tasks.turn_due"
+FILL_DUE = "apps.tables.tasks.fill_due"

@@ -6,10 +6,17 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import translation
 
+from apps.core import snapshots
+from apps.rules import harness
+
 from . import game, state
-from .models import Invitation, Table
+from .models import PRESET_CHOICES, Invitation, Match, Round, Table
 from .names import seat_names
-from .state import display_name, number_words  # noqa: F401  (pages use them from here)
+from .state import (  # noqa: F401  (pages and sockets use them from here)
+    display_name,
+    number_words,
+    watcher_count,
+)
 
 
 def table_state(*, table_id: int, user, observer: bool = False) -> dict:
@@ -24,8 +31,6 @@ def table_state(*, table_id: int, user, observer: bool = False) -> dict:
 def current_snapshot(table_id: int) -> dict:
     """The snapshot of the table's version in the database: from Redis when it is there and
     not older, else built now (and stored for the next reader)."""
-    from apps.realtime import snapshots
-
     row = Table.objects.filter(pk=table_id).values_list("version", "code").first()
     if row is None:
         raise Table.DoesNotExist(table_id)
@@ -81,19 +86,6 @@ def may_watch(*, table_id: int, user, known_ids=()) -> bool:
             or Invitation.objects.filter(table=table, invitee=user).exists())
 
 
-def watcher_count(table_id: int) -> int:
-    """People holding a socket at the table without a seat in it, nor one reserved for them
-    (staff observers hold none)."""
-    from .models import Connection, Seat
-
-    seats = Seat.objects.filter(table_id=table_id)
-    return (Connection.objects.filter(table_id=table_id)
-            .exclude(user_id__in=seats.filter(user__isnull=False).values("user_id"))
-            .exclude(user_id__in=seats.filter(reserved_for__isnull=False)
-                     .values("reserved_for_id"))
-            .values("user_id").distinct().count())
-
-
 def watching_refused(*, table_id: int, user) -> bool:
     """Whether the host's "no watching" keeps ``user`` from the table's live state: once the
     match is on, for everyone but its players (a seat, or one reserved for them). Before the
@@ -116,8 +108,6 @@ def may_download(table: Table, user) -> bool:
 
 def has_finished_round(table: Table) -> bool:
     """Whether the table's record download has anything in it yet."""
-    from .models import Round
-
     return Round.objects.filter(match__table=table, voided=False,
                                 finished_at__isnull=False).exists()
 
@@ -125,8 +115,6 @@ def has_finished_round(table: Table) -> bool:
 def finished_record(table: Table, number: int | None = None) -> dict | None:
     """The harness record of a match (the current one, or match ``number``), holding only its
     finished rounds: an unfinished round's hands never leave the server this way."""
-    from .models import Match
-
     matches = Match.objects.filter(table=table)
     match = (matches.filter(number=number) if number is not None
              else matches.order_by("-number")).first()
@@ -180,8 +168,6 @@ def played_match(match, user) -> bool:
 def replayable_match(table: Table, number: int, user):
     """Match ``number`` of ``table`` when it is finished and ``user`` may replay it: anyone
     for a public table's match, else the people who played it; None otherwise."""
-    from .models import Match
-
     match = Match.objects.filter(table=table, number=number,
                                  finished_at__isnull=False).first()
     if match is None:
@@ -193,8 +179,6 @@ def replayable_match(table: Table, number: int, user):
 
 def last_finished_match(table: Table, user) -> int | None:
     """The number of the table's latest finished match, when ``user`` may replay it."""
-    from .models import Match
-
     number = (Match.objects.filter(table=table, finished_at__isnull=False)
               .order_by("-number").values_list("number", flat=True).first())
     if number is None or replayable_match(table, number, user) is None:
@@ -214,8 +198,6 @@ def replay_of(table: Table, match) -> dict:
     """What the replay page shows of a finished match: its record (the download's), every
     position the engine went through (``harness.steps``: all hands, ends, running scores),
     and who sat where in each round, by name."""
-    from apps.rules import harness
-
     record = finished_record(table, match.number)
     rounds = list(match.rounds.filter(voided=False, finished_at__isnull=False)
                   .order_by("number").values_list("seat_users", flat=True))
@@ -237,8 +219,6 @@ def match_history(*, user, page=None, per_page: int = HISTORY_PER_PAGE):
     alone: their rank). Practice tables' matches are listed too, marked as such."""
     from django.core.paginator import Paginator
     from django.db.models import Exists, OuterRef
-
-    from .models import PRESET_CHOICES, Match, Round
 
     played = Round.objects.filter(_played_by(user.pk), match=OuterRef("pk"), voided=False)
     matches = (Match.objects.filter(Exists(played), finished_at__isnull=False)

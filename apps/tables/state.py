@@ -10,7 +10,7 @@ Where the truth is, and what is derived from it:
   by :func:`build` while the service still holds the table's row lock, so it is exactly that
   version.
 - **Kept after the commit**: the snapshot is stored in Redis under the table's id
-  (``apps.realtime.snapshots``), replaced only by a higher version, and the table's doorbell
+  (``apps.core.snapshots``), replaced only by a higher version, and the table's doorbell
   rings with the version number. Every socket, in every web process, then composes its own
   frame from the snapshot with :func:`compose`; no socket reads the database or replays
   anything for a change.
@@ -44,7 +44,8 @@ from django.utils.translation import ngettext
 from apps.rules.engine import Match as EngineMatch
 from apps.rules.view import private_part, public_view
 
-from .models import Seat, Table, TableEvent
+from . import game
+from .models import PRESET_CHOICES, Connection, Seat, Table, TableEvent
 from .names import seat_names
 
 #: Versions of events a snapshot carries: a socket further behind gets the state alone.
@@ -173,8 +174,6 @@ def closed_sentence(table: Table) -> str:
 
 
 def _practice_hours() -> str:
-    from django.conf import settings
-
     hours = settings.PRACTICE_MAX_AGE_SECONDS / 3600
     return f"{hours:g}"
 
@@ -237,6 +236,17 @@ def _seated(user_id: int, seats: list[Seat]):
     return next((s.user for s in seats if s.user_id == user_id and s.user is not None), None)
 
 
+def watcher_count(table_id: int) -> int:
+    """People holding a socket at the table without a seat in it, nor one reserved for them
+    (staff observers hold none)."""
+    seats = Seat.objects.filter(table_id=table_id)
+    return (Connection.objects.filter(table_id=table_id)
+            .exclude(user_id__in=seats.filter(user__isnull=False).values("user_id"))
+            .exclude(user_id__in=seats.filter(reserved_for__isnull=False)
+                     .values("reserved_for_id"))
+            .values("user_id").distinct().count())
+
+
 def build(table: Table, *, engine: EngineMatch | None, match=None,
           seats: list[Seat] | None = None, previous: dict | None = None,
           events: list[dict] | None = None) -> dict:
@@ -248,9 +258,6 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
     log and the other apps' parts carry on from it instead of being read again. Called by
     :func:`build_latest` when a stored snapshot is missing.
     """
-    from . import game
-    from .selectors import watcher_count
-
     if seats is None:
         seats = list(Seat.objects.filter(table=table).select_related("user__profile")
                      .order_by("index"))
@@ -354,8 +361,6 @@ def _seats_of(table: Table) -> list[Seat]:
 
 def _words(table: Table, engine: EngineMatch | None, seats: list[dict], snap: dict) -> dict:
     """Every sentence of the state, in every language of the site."""
-    from .models import PRESET_CHOICES
-
     labels = dict(PRESET_CHOICES)
     out = {}
     for lang, _name in settings.LANGUAGES:

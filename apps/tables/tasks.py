@@ -6,7 +6,10 @@ import logging
 
 from celery import shared_task
 
+from apps.core.errors import ServiceError
 from apps.core.outages import OUTAGES, warn
+
+from . import services
 
 log = logging.getLogger(__name__)
 
@@ -14,11 +17,9 @@ log = logging.getLogger(__name__)
 @shared_task(ignore_result=True)
 def turn_due(table_id: int, round_number: int | None, ply: int | None,
              think_first: bool = False) -> None:
-    from .services import ServiceError, act_on_deadline
-
     try:
-        act_on_deadline(table_id=table_id, round_number=round_number, ply=ply,
-                        think_first=think_first)
+        services.act_on_deadline(table_id=table_id, round_number=round_number, ply=ply,
+                                 think_first=think_first)
     except ServiceError as err:  # moved on, paused, not due: a late or repeated task is harmless
         log.debug("deadline of table %s at %s/%s: %s", table_id, round_number, ply, err.code)
     except OUTAGES as err:
@@ -29,10 +30,8 @@ def turn_due(table_id: int, round_number: int | None, ply: int | None,
 
 @shared_task(ignore_result=True)
 def fill_due(table_id: int) -> None:
-    from .services import ServiceError, fill_quick_table
-
     try:
-        fill_quick_table(table_id=table_id)
+        services.fill_quick_table(table_id=table_id)
     except ServiceError as err:  # started, closed or not due: a late or repeated task is harmless
         log.debug("bot fill of table %s: %s", table_id, err.code)
     except OUTAGES as err:
@@ -41,10 +40,8 @@ def fill_due(table_id: int) -> None:
 
 @shared_task(ignore_result=True)
 def sweep() -> dict | None:
-    from .services import sweep as sweep_tables
-
     try:
-        return sweep_tables()
+        return services.sweep()
     except OUTAGES as err:
         # Beat sends the next one in a second; what this one would have done is still due.
         warn(log, "sweep skipped", err)
@@ -53,10 +50,8 @@ def sweep() -> dict | None:
 
 @shared_task(ignore_result=True)
 def prune_events() -> int | None:
-    from .services import prune_table_events
-
     try:
-        return prune_table_events()
+        return services.prune_table_events()
     except OUTAGES as err:
         warn(log, "table events not pruned this time", err)
         return None

@@ -21,7 +21,9 @@ from apps.accounts.decorators import account_required, signup_url
 from apps.accounts.models import GAME_SPEEDS, TILE_SIZES
 from apps.accounts.ratelimit import client_address
 from apps.accounts.selectors import is_guest
-from apps.realtime.consumers import KNOWN_TABLES_KEY, MAX_FRAME
+from apps.accounts.services import set_table_options, table_options
+from apps.core.errors import ServiceError
+from apps.core.protocol import KNOWN_TABLES_KEY, MAX_FRAME
 
 from . import selectors, services
 from .forms import (
@@ -35,7 +37,6 @@ from .forms import (
     TableNameForm,
 )
 from .models import Table
-from .services import ServiceError
 
 #: Wrong invite codes allowed per signed-in user and per address in a window.
 CODE_FAILURES_LIMIT = 10
@@ -253,8 +254,6 @@ DEFAULT_PREFERENCES = {"auto_pass": False, "auto_play": False, "learning_mode": 
 
 
 def _preferences(user) -> dict:
-    from apps.accounts.services import table_options
-
     profile = getattr(user, "profile", None) if user.is_authenticated else None
     return dict(DEFAULT_PREFERENCES, **(table_options(profile) if profile else {}))
 
@@ -439,8 +438,6 @@ def preferences(request, code: str):
     the table does for them (auto-pass, play automatically) act at once where they apply;
     the others (learning mode, tile size, speed, sounds, arranging tiles) only change the page."""
     from django.core.exceptions import ValidationError
-
-    from apps.accounts.services import set_table_options, table_options
 
     table = _table_or_404(code)
 

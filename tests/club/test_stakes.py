@@ -199,12 +199,12 @@ def _kill_after(monkeypatch, owner, name: str) -> None:
 
 
 def _steps():
-    from apps.tables import services as tables_services
+    from apps.tables import state
 
     return [
         (club, "_locked_wallets"), (club, "_write"), (club, "_charge"), (club, "_refund"),
         (club, "_split"), (Stake, "save"), (TableEvent.objects, "create"),
-        (tables_services.state, "build"),
+        (state, "build"),
     ]
 
 

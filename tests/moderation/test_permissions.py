@@ -85,7 +85,7 @@ ACTIONS = {
                                                        reason="abuse"), STAFF, "close_table"),
     "hide_table": (None, lambda c, a: mod.hide_table(actor=a, table_id=c["table"].pk),
                    STAFF, "hide_table"),
-    "rename_table": (None, lambda c, a: mod.rename_table(actor=a, table_id=c["table"].pk,
+    "rename_table": (None, lambda c, a: mod.rename_by_staff(actor=a, table_id=c["table"].pk,
                                                          name="Table 1"), STAFF,
                      "rename_table"),
     "remove_player": (None, lambda c, a: mod.remove_player(actor=a, table_id=c["table"].pk,

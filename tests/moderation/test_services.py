@@ -164,7 +164,7 @@ def test_hide_and_rename_a_table(people):
     assert table.pk not in [t.pk for t in selectors.lobby_tables()]
     mod.hide_table(actor=people["mod"], table_id=table.pk, hidden=False)
     assert table.pk in [t.pk for t in selectors.lobby_tables()]
-    mod.rename_table(actor=people["mod"], table_id=table.pk, name="", reason="offensive name")
+    mod.rename_by_staff(actor=people["mod"], table_id=table.pk, name="", reason="offensive name")
     assert Table.objects.get(pk=table.pk).name == ""
     entry = ModerationLog.objects.get(action="rename_table")
     assert entry.before == {"name": ""} or "name" in entry.before
@@ -250,7 +250,7 @@ def test_the_log_records_every_action(people, table):
     mod.ban(actor=root, user_id=caio.pk, days=1, reason="r5")
     mod.lift_ban(actor=root, user_id=caio.pk, reason="r6")
     mod.hide_table(actor=root, table_id=table.pk, reason="r7")
-    mod.rename_table(actor=root, table_id=table.pk, name="x", reason="r8")
+    mod.rename_by_staff(actor=root, table_id=table.pk, name="x", reason="r8")
     mod.remove_player(actor=root, table_id=table.pk, seat_index=3, reason="r9")
     mod.close_table(actor=root, table_id=table.pk, reason="r10")
     mod.close_report(actor=root, report_id=report.pk, resolution="r11")

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from apps.realtime.consumers import HOST_ACTIONS, MAX_FRAME
+from apps.core.protocol import MAX_FRAME
+from apps.realtime.consumers import HOST_ACTIONS
 from apps.tables.models import Table
 from tests.moderation.conftest import make_people, seat_table
 from tests.socket_client import Socket

@@ -62,7 +62,7 @@ def stack(tmp_path):
 
 
 def test_a_socket_the_server_closes_with_1011_is_away_at_once(stack):
-    from apps.realtime import notify, snapshots
+    from apps.core import doorbell, snapshots
     from apps.tables.models import Connection
 
     table, users = _table(turn_seconds=None)
@@ -76,7 +76,7 @@ def test_a_socket_the_server_closes_with_1011_is_away_at_once(stack):
     # channels raise, the application dies and Daphne closes the socket with 1011; the
     # consumer's disconnect never runs.
     channel = Connection.objects.get(user=users[1]).channel_name
-    snapshots.client().publish(channel, notify._serializer().serialize({"type": "no.such"}))
+    snapshots.client().publish(channel, doorbell._serializer().serialize({"type": "no.such"}))
     deadline = time.monotonic() + 15
     while clients[1].closed is None and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from apps.realtime import snapshots
+from apps.core import snapshots
 
 
 @pytest.fixture(autouse=True)

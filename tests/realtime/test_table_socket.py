@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from apps.realtime.consumers import MAX_FRAME
+from apps.core.protocol import MAX_FRAME
 from apps.rules.engine import legal_dict
 from apps.tables import game, services
 from apps.tables.models import Move, Table

@@ -34,7 +34,7 @@ def random_move(table_id: int, rng: random.Random) -> None:
 def lose_doorbells(monkeypatch) -> list[int]:
     """From now on changes are stored but their doorbells are lost (as the layer drops
     messages over capacity); returns the versions that were not rung."""
-    from apps.realtime import notify
+    from apps.core import doorbell as notify
 
     lost: list[int] = []
     monkeypatch.setattr(notify, "table_changed", lambda table_id, version: lost.append(version))
@@ -52,7 +52,7 @@ async def settled(table, users) -> tuple[list[Socket], int]:
 
 
 async def test_coalesced_doorbells_still_carry_every_event(people, monkeypatch):
-    from apps.realtime import notify
+    from apps.core import doorbell as notify
 
     table = await db(seat_table)(people)
     sockets, start = await settled(table, await db(seated)(table))

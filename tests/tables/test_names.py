@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from apps.accounts.services import set_language
+from apps.core.words import blocked_word
 from apps.moderation import services as mod
-from apps.moderation.words import blocked_word
 from apps.tables import services
 from apps.tables.models import Table
 from apps.tables.names import normalize_table_name, table_name_problem
@@ -129,13 +129,13 @@ def test_a_staff_rename_shows_where_players_look(client, people):
     root = get_user_model().objects.create_superuser(username="root", password="pw-rootroot")
     table = services.create_table(host=people["host"], preset="partners", public=True,
                                   name="Bad name")
-    mod.rename_table(actor=root, table_id=table.pk, name="Table 7", reason="offensive")
+    mod.rename_by_staff(actor=root, table_id=table.pk, name="Table 7", reason="offensive")
     client.force_login(people["outsider"])
     lobby = client.get(reverse("tables:lobby")).content.decode()
     page = client.get(reverse("tables:table", args=[table.code])).content.decode()
     assert "Table 7" in lobby and "Table 7" in page and "Bad name" not in lobby + page
     with pytest.raises(ServiceError) as err:
-        mod.rename_table(actor=root, table_id=table.pk, name="<script>")
+        mod.rename_by_staff(actor=root, table_id=table.pk, name="<script>")
     assert err.value.code == "bad_name"
 
 

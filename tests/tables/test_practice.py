@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 from apps.rules.engine import legal_dict
 from apps.tables import game, selectors, services
 from apps.tables.models import Connection, Match, Move, Round, Seat, Table, TableEvent
+from apps.tables.services.play import _end_practice as end_practice
 
 from .conftest import race
 
@@ -160,7 +161,7 @@ class TestLimits:
         practice(people["bea"], address="198.51.100.2")
         # A closed one no longer counts.
         mine = Table.objects.get(host=people["ana"], practice=True)
-        services._end_practice(table_id=mine.pk, reason="practice_expired")
+        end_practice(table_id=mine.pk, reason="practice_expired")
         practice(people["caio"])
 
     def test_at_most_m_guests_per_address_per_hour(self, db, settings, monkeypatch):

@@ -39,3 +39,15 @@ def test_a_bug_still_fails_the_task(monkeypatch):
     monkeypatch.setattr(services, "sweep", away(RuntimeError("a bug")))
     with pytest.raises(RuntimeError):
         tasks.sweep()
+
+
+def test_the_timers_are_sent_to_tasks_the_worker_has():
+    """The services send their timers by name (``apps.tables.scheduling``): a renamed task
+    must not leave them going nowhere."""
+    from apps.tables import scheduling
+    from config.celery import app
+
+    app.loader.import_default_modules()
+    assert {scheduling.TURN_DUE, scheduling.FILL_DUE} <= set(app.tasks)
+    assert tasks.turn_due.name == scheduling.TURN_DUE
+    assert tasks.fill_due.name == scheduling.FILL_DUE

@@ -11,8 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone, translation
 
+from apps.core import snapshots
 from apps.moderation import services as moderation
-from apps.realtime import snapshots
 from apps.tables import selectors, services, state
 from apps.tables.models import Seat, Table
 from apps.tables.services import ServiceError

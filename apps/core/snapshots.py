@@ -19,6 +19,7 @@ from collections import OrderedDict
 from django.conf import settings
 
 from apps.core import wire
+from config.env import redis_client_options, redis_urls
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,6 @@ def client():
     global _client, _store_script
     if _client is None:
         import redis
-
-        from config.env import redis_client_options, redis_urls
 
         url = redis_urls(settings.REDIS_URL)["redis"]
         _client = redis.Redis.from_url(url, **redis_client_options(url))
@@ -104,14 +103,8 @@ def store(table_id: int, snap: dict) -> bool:
         return False
 
 
-def load(table_id: int, code: str | None = None) -> dict | None:
+def load(table_id: int, code: str) -> dict | None:
     """The stored snapshot, or None (not stored, expired, or Redis unreachable)."""
-    if code is None:
-        from apps.tables.models import Table
-
-        code = Table.objects.filter(pk=table_id).values_list("code", flat=True).first()
-        if code is None:
-            return None
     try:
         raw = client().hget(key(table_id, code), "d")
     except Exception:

@@ -1,15 +1,15 @@
 """The one way sync code (services after commit, Celery tasks) reaches the sockets.
 
-:func:`publish_state` stores a table's new snapshot (``apps.realtime.snapshots``) and then rings
-the table's doorbell: a message carrying only the version, so no hidden tile travels through
-the channel layer, and each socket composes its own frame from the snapshot.
+:func:`publish_state` stores a table's new snapshot (``apps.core.snapshots``) and then
+rings the table's doorbell: a message carrying only the version, so no hidden tile travels
+through the channel layer, and each socket composes its own frame from the snapshot.
 
 The layer is channels-redis's pub/sub layer (``config.env.channel_layers``). Sync code does not
 build an async layer per call (a layer's connections belong to the event loop that opened them,
 and ``async_to_sync`` from a Celery worker makes a new loop each time: "Event loop is closed",
 channels_redis #332); it publishes the layer's own message format on the group's channel with
-the process's synchronous Redis client. ``tests/realtime/test_notify.py`` checks that what it
-publishes reaches a real consumer, so a change in channels-redis's format cannot go unnoticed.
+the process's synchronous Redis client. The socket tests (``tests/realtime/``) ring through it
+to real consumers, so a change in channels-redis's format cannot go unnoticed.
 """
 
 from __future__ import annotations

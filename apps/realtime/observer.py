@@ -1,4 +1,5 @@
-"""``ws/observe/<table id>/``: staff watch any table silently.
+"""``ws/observe/<table id>/``: staff watch any table silently (moderation's right, the table
+socket's machinery).
 
 The observer is not a player: no presence (the table neither wakes nor counts them), no
 actions, and the state it gets is composed for an observer, the public view, so it never holds
@@ -7,15 +8,16 @@ a hand during a round. It accepts ``sync`` and ``ping`` only.
 
 from __future__ import annotations
 
-from apps.realtime.consumers import TableSocket
-from apps.realtime.hub import db
+from apps.core.protocol import NOT_FOUND_CLOSE_CODE, SIGNED_OUT_CLOSE_CODE
+from apps.moderation.selectors import is_banned
+from apps.tables.models import Table
+
+from .consumers import TableSocket
+from .hub import db
 
 
 def _may_observe(user, table_id: int) -> tuple[str, int] | None:
     """The table's code and version when ``user`` may observe it."""
-    from apps.tables.models import Table
-
-    from .selectors import is_banned
 
     if not (user is not None and user.is_authenticated and user.is_active and user.is_staff
             and user.has_perm("moderation.observe_table") and not is_banned(user)):
@@ -35,11 +37,11 @@ class ObserverConsumer(TableSocket):
         self.joined = False
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
-            await self.close(code=4401)
+            await self.close(code=SIGNED_OUT_CLOSE_CODE)
             return
         found = await db(_may_observe, self.user, self.table_id)
         if found is None:
-            await self.close(code=4404)
+            await self.close(code=NOT_FOUND_CLOSE_CODE)
             return
         await self.start_table(*found)
 

@@ -1,0 +1,63 @@
+"""What the apps above tables add to a table's change, inside its transaction.
+
+Tables know nothing of the club or of moderation; those apps register here from their
+``AppConfig.ready`` (the idiom of ``state.register_part``), and the table services call the
+hooks from the same places as always, under the table's row lock, so the lock order stays as
+docs/club.md writes it. A hook may refuse the change by raising ``ServiceError``: the whole
+transaction, the table's rows included, rolls back. What happens *after* the commit (sockets,
+timers) is not a hook: the services do it with ``transaction.on_commit``.
+
+- :func:`on_change`: every new version of a table (``services.base._bump``), with its seats and
+  events: the club's stake tables keep their escrow in step with the seats here.
+- :func:`on_match_finished`: a match's last round was settled: the club pays it.
+- :func:`on_refusal`: may this person act at all (create, join, play now, rename)? Moderation's
+  bans answer here, with the message to show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+#: fn(*, table, seats, events, now) -> None; may raise ServiceError.
+ChangeHook = Callable[..., None]
+#: fn(*, table, match, seats, now) -> None.
+MatchHook = Callable[..., None]
+#: fn(user) -> the refusal's message, or None when the person may act.
+RefusalHook = Callable[[Any], "str | None"]
+
+_changes: dict[str, ChangeHook] = {}
+_match_ends: dict[str, MatchHook] = {}
+_refusals: dict[str, RefusalHook] = {}
+
+
+def on_change(name: str, hook: ChangeHook) -> None:
+    _changes[name] = hook
+
+
+def on_match_finished(name: str, hook: MatchHook) -> None:
+    _match_ends[name] = hook
+
+
+def on_refusal(name: str, hook: RefusalHook) -> None:
+    _refusals[name] = hook
+
+
+def table_changing(*, table, seats: list, events: list[dict], now: datetime) -> None:
+    for hook in _changes.values():
+        hook(table=table, seats=seats, events=events, now=now)
+
+
+def match_finished(*, table, match, seats: list, now: datetime) -> None:
+    for hook in _match_ends.values():
+        hook(table=table, match=match, seats=seats, now=now)
+
+
+def refusal(user) -> str | None:
+    """The first refusal any app has for this person, or None."""
+    for hook in _refusals.values():
+        message = hook(user)
+        if message is not None:
+            return message
+    return None

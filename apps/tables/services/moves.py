@@ -1,0 +1,209 @@
+"""Moves: a person's play or pass, the table's own move when a deadline comes (a bot's choice,
+or the first tile that fits for a person out of time), and the moves a person's preferences make
+for them (auto-pass, "play automatically").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from apps.accounts.services import ensure_profile
+from apps.bots import choose_move
+from apps.core.errors import ServiceError, StaleMove
+from apps.rules.engine import END_NAMES, legal_dict
+from apps.rules.engine import Match as EngineMatch
+from apps.rules.errors import RuleError
+from apps.rules.tiles import parse_tile
+from apps.rules.view import seat_view
+
+from .. import game
+from ..messages import rule_message
+from ..models import (
+    Match,
+    Move,
+    Seat,
+    Table,
+)
+from .base import NotDue, Outcome, _bump, _playing, _seat_of, _seats, lock_table, require_signed_in
+from .clock import DUE_TOLERANCE
+from .lifecycle import _next_round
+from .rounds import _auto_passes, _record
+
+
+def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | None = None,
+              end: str | None = None, is_pass: bool = False) -> Outcome:
+    """A seated player's play or pass, sent for round ``round_number`` at move ``ply``."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        seat = _seat_of(table, user)
+        if seat.played_by_bot:
+            raise ServiceError(_("A bot is playing your hand until the round ends."),
+                               code="standin")
+        return _apply(table, seat.index, round_number, ply, tile, end, is_pass,
+                      by=Move.By.PLAYER, user=user)
+
+
+def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int | None = None,
+                    now: datetime | None = None, think_first: bool = False) -> Outcome:
+    """The table acts by itself when its deadline has come.
+
+    A bot (or a bot standing in) makes its choice; a person whose time ran out gets the first
+    tile in hand that fits, at the first end it fits, or a pass; between rounds, the next
+    round is dealt. Timers pass the position they were set for, so a late, repeated or
+    redelivered timer finds the table moved on and changes nothing; the sweep passes None and
+    acts on whatever is due.
+
+    With ``think_first`` (a slow bot's timer), the bot thinks before the row lock is taken, on
+    the position as the database has it; the move is then applied under the lock only if the
+    table is still at that version, so a slow search never holds up the table's other writers
+    (or the sweep). Fast bots decide under the lock.
+    """
+    now = now or timezone.now()
+    choice = _bot_choice(table_id, round_number, ply, now) if think_first else None
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.state != Table.State.PLAYING or table.paused or table.turn_deadline is None:
+            raise NotDue()
+        if table.turn_deadline - DUE_TOLERANCE > now:
+            raise NotDue()
+        match, engine = _playing(table)
+        last = engine.rounds[-1]
+        here = (len(engine.rounds) - 1, len(last.history))
+        if round_number is not None and (round_number, ply) != here:
+            raise StaleMove()
+        if last.result is not None:
+            return _next_round(table, match, engine)
+        seat = _seats(table)[last.turn]
+        if seat.played_by_bot:
+            if choice is None or choice[0] != (table.version, *here):
+                # The table moved on while the bot thought (or there was nothing to think
+                # about then): think again, now, on this position.
+                choice = ((table.version, *here), _decide(table, engine, seat))
+            move, by = choice[1], Move.By.BOT
+        else:
+            move = legal_dict(*last.legal()[0])
+            by = Move.By.TABLE
+        return _apply(table, seat.index, *here, move.get("play"), move.get("end"),
+                      bool(move.get("pass")), by=by, user=None, match=match, engine=engine,
+                      due_at=table.turn_deadline)
+
+
+def _decide(table: Table, engine: EngineMatch, seat: Seat) -> dict:
+    return choose_move(seat_view(engine, seat.index), seat.bot_level or table.bot_level,
+                       game.bot_rng())
+
+
+def _bot_choice(table_id: int, round_number: int | None, ply: int | None,
+                now: datetime) -> tuple[tuple[int, int, int], dict] | None:
+    """A bot's move for a due bot turn, decided without any lock: ((version, round, ply),
+    move), or None when no bot is due here."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or table.state != Table.State.PLAYING or table.paused \
+            or table.turn_deadline is None or table.turn_deadline - DUE_TOLERANCE > now:
+        return None
+    match = table.current_match
+    if match is None or match.position is None:
+        return None
+    engine = game.restore(match)
+    last = engine.rounds[-1]
+    here = (len(engine.rounds) - 1, len(last.history))
+    if last.result is not None or (round_number is not None and (round_number, ply) != here):
+        return None
+    seat = table.seats.filter(index=last.turn).first()
+    if seat is None or not seat.played_by_bot:
+        return None
+    return (table.version, *here), _decide(table, engine, seat)
+
+
+def _check_position(engine: EngineMatch, round_number: int, ply: int) -> None:
+    last = len(engine.rounds) - 1
+    if round_number != last or ply != len(engine.rounds[-1].history) \
+            or engine.rounds[-1].result is not None:
+        raise StaleMove()
+
+
+def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str | None,
+           end: str | None, is_pass: bool, *, by: str, user, match: Match | None = None,
+           engine: EngineMatch | None = None, due_at: datetime | None = None) -> Outcome:
+    if match is None:
+        match, engine = _playing(table)
+    if table.paused:
+        raise ServiceError(_("The table is paused."), code="paused")
+    _check_position(engine, round_number, ply)
+    rnd = engine.current
+    try:
+        if is_pass:
+            move = rnd.check_pass(seat_index)
+        else:
+            if end is not None and end not in END_NAMES:
+                raise ServiceError(_("Choose end A, B, C or D."), code="bad_end")
+            tile_id = parse_tile(tile)[0]
+            move = rnd.check_play(seat_index, tile_id,
+                                  None if end is None else END_NAMES.index(end))
+    except RuleError as err:
+        code = "bad_tile" if err.code == "bad_record" else err.code
+        raise ServiceError(rule_message(err), code=code) from err
+    now = timezone.now()
+    events: list[dict] = []
+    _record(table, engine, match, move, by=by, user=user, events=events, due_at=due_at, now=now)
+    _auto_passes(table, match, engine, events, now=now)
+    return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+
+
+def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None = None,
+                    learning_mode: bool | None = None,
+                    auto_play: bool | None = None) -> Outcome | None:
+    """Save a person's table preferences; turning auto-pass on while their only move at
+    ``table_id`` is a pass passes at once, and turning "play automatically" on while it is
+    their turn there plays for them at once (by the table, the first tile that fits)."""
+    require_signed_in(user)
+    profile = ensure_profile(user)
+    fields = []
+    if auto_pass is not None:
+        profile.auto_pass, fields = bool(auto_pass), fields + ["auto_pass"]
+    if learning_mode is not None:
+        profile.learning_mode, fields = bool(learning_mode), fields + ["learning_mode"]
+    if auto_play is not None:
+        profile.auto_play, fields = bool(auto_play), fields + ["auto_play"]
+    if fields:
+        profile.save(update_fields=fields)
+    if auto_play and table_id:
+        return _play_for(user, table_id)
+    if not (auto_pass and table_id):
+        return None
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.state != Table.State.PLAYING or table.paused:
+            return None
+        match, engine = _playing(table)
+        if engine.current is None or engine.current.result is not None:
+            return None
+        events: list[dict] = []
+        now = timezone.now()
+        _auto_passes(table, match, engine, events, now=now)
+        if not events:
+            return None
+        return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+
+
+def _play_for(user, table_id: int) -> Outcome | None:
+    """The table's move for ``user`` when it is their turn at ``table_id`` (else nothing)."""
+    with transaction.atomic():
+        table = lock_table(table_id)
+        if table.state != Table.State.PLAYING or table.paused:
+            return None
+        match, engine = _playing(table)
+        rnd = engine.current
+        if rnd is None or rnd.result is not None:
+            return None
+        seat = _seats(table)[rnd.turn]
+        if seat.user_id != user.pk or seat.played_by_bot:
+            return None
+        move = legal_dict(*rnd.legal()[0])
+        return _apply(table, seat.index, len(engine.rounds) - 1, len(rnd.history),
+                      move.get("play"), move.get("end"), bool(move.get("pass")),
+                      by=Move.By.TABLE, user=None, match=match, engine=engine)

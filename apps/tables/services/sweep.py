@@ -1,0 +1,93 @@
+"""Beat's guarantee behind the per-turn timers, and the pruning of old table events.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import F
+from django.utils import timezone
+
+from apps.core.errors import ServiceError
+
+from ..models import (
+    Seat,
+    Table,
+    TableEvent,
+)
+from ..state import LOG_LENGTH
+from .clock import _away_limit, _empty_limit
+from .lifecycle import close_empty, mark_unopened
+from .moves import act_on_deadline
+from .play import _sweep_practice, delete_idle_guests, fill_quick_table
+from .presence import expire_leases
+from .seats import stand_in
+
+
+def _act_on_each(table_ids, act, *, now: datetime) -> int:
+    """The sweep's pass over one kind of due work: at most 500 tables, each in its own
+    service call; a table that moved on meanwhile (a ServiceError) is skipped."""
+    done = 0
+    for table_id in list(table_ids[:500]):
+        try:
+            act(table_id=table_id, now=now)
+            done += 1
+        except ServiceError:
+            pass
+    return done
+
+
+def sweep(*, now: datetime | None = None) -> dict[str, int]:
+    """Beat's guarantee behind the per-turn timers: act on everything due, through the
+    services, each in its own transaction. Indexed columns find the work."""
+    now = now or timezone.now()
+    done = {"deadlines": 0, "standins": 0, "closed": 0, "practice_deleted": 0}
+    done["expired"] = expire_leases(now=now)
+    due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
+                               turn_deadline__lte=now).values_list("pk", flat=True)
+    done["deadlines"] = _act_on_each(due, act_on_deadline, now=now)
+    away = Seat.objects.filter(away_since__lte=now - _away_limit(), standin=False,
+                               user__isnull=False, table__state=Table.State.PLAYING)
+    for table_id, index in list(away.values_list("table_id", "index")[:500]):
+        try:
+            stand_in(table_id=table_id, seat_index=index, now=now)
+            done["standins"] += 1
+        except ServiceError:
+            pass
+    waited = Table.objects.filter(quick=True, state=Table.State.WAITING,
+                                  fill_at__lte=now).values_list("pk", flat=True)
+    done["filled"] = _act_on_each(waited, fill_quick_table, now=now)
+    unopened = Table.objects.filter(state=Table.State.WAITING, empty_since__isnull=True,
+                                    created_at__lte=now - _empty_limit(),
+                                    connections__isnull=True).values_list("pk", flat=True)
+    done["unopened"] = _act_on_each(unopened, mark_unopened, now=now)
+    empty = Table.objects.filter(empty_since__lte=now - _empty_limit()).exclude(
+        state=Table.State.CLOSED).values_list("pk", flat=True)
+    for table_id in list(empty[:500]):
+        try:
+            kept = close_empty(table_id=table_id, now=now)
+            done["closed" if kept is not None else "practice_deleted"] += 1
+        except ServiceError:
+            pass
+    done["practice_deleted"] += _sweep_practice(now=now)
+    done["guests_deleted"] = delete_idle_guests(now=now)
+    return done
+
+
+def prune_table_events(*, keep: int | None = None, batch: int = 5000, batches: int = 20) -> int:
+    """Delete the events no state can carry any more; returns how many.
+
+    A table's snapshot holds the events of its last ``state.LOG_LENGTH`` versions, rebuilt from
+    these rows when Redis has lost it, and nothing else reads them. Left alone they grow by one
+    row per version of every table for ever (a busy evening is millions). Beat runs this every
+    minute (``config/settings.py``), in batches of short statements on rows no move touches.
+    """
+    keep = LOG_LENGTH if keep is None else keep
+    old = TableEvent.objects.filter(version__lte=F("table__version") - keep)
+    deleted = 0
+    for _batch in range(batches):
+        ids = list(old.values_list("pk", flat=True)[:batch])
+        if not ids:
+            break
+        deleted += TableEvent.objects.filter(pk__in=ids).delete()[0]
+    return deleted
