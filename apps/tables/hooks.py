@@ -12,13 +12,21 @@ timers) is not a hook: the services do it with ``transaction.on_commit``.
 - :func:`on_match_finished`: a match's last round was settled: the club pays it.
 - :func:`on_refusal`: may this person act at all (create, join, play now, rename)? Moderation's
   bans answer here, with the message to show.
+
+And one hook that is not in the transaction: :func:`on_committed`, every version's events once
+it is committed (a finished match, a seat left, a stand-in), for apps that follow the tables
+(``docs/protocol.md`` lists the events). It cannot refuse anything; a hook that fails is logged
+and the others still run.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 #: fn(*, table, seats, events, now) -> None; may raise ServiceError.
 ChangeHook = Callable[..., None]
@@ -27,9 +35,13 @@ MatchHook = Callable[..., None]
 #: fn(user) -> the refusal's message, or None when the person may act.
 RefusalHook = Callable[[Any], "str | None"]
 
+#: fn(*, table_id, version, events) -> None, after the commit.
+CommittedHook = Callable[..., None]
+
 _changes: dict[str, ChangeHook] = {}
 _match_ends: dict[str, MatchHook] = {}
 _refusals: dict[str, RefusalHook] = {}
+_committed: dict[str, CommittedHook] = {}
 
 
 def on_change(name: str, hook: ChangeHook) -> None:
@@ -42,6 +54,10 @@ def on_match_finished(name: str, hook: MatchHook) -> None:
 
 def on_refusal(name: str, hook: RefusalHook) -> None:
     _refusals[name] = hook
+
+
+def on_committed(name: str, hook: CommittedHook) -> None:
+    _committed[name] = hook
 
 
 def table_changing(*, table, seats: list, events: list[dict], now: datetime) -> None:
@@ -61,3 +77,14 @@ def refusal(user) -> str | None:
         if message is not None:
             return message
     return None
+
+
+def committed(*, table_id: int, version: int, events: list[dict]) -> None:
+    """A version was committed: every app that follows the tables hears its events. After the
+    commit nothing can be undone, so a failing hook is logged and the others still run."""
+    for name, hook in _committed.items():
+        try:
+            hook(table_id=table_id, version=version, events=events)
+        except Exception:
+            log.exception("the %s hook failed on table %s version %s", name, table_id,
+                          version)

@@ -269,3 +269,27 @@ def test_concurrent_moves_from_two_threads_apply_once(people):
     results = race(("applied", send(moves[0])), ("applied", send(moves[1 % len(moves)])))
     assert sorted(results) == ["applied", "stale"]
     assert Move.objects.filter(round__match__table=table).count() == 1
+
+
+def test_apps_that_follow_the_tables_hear_each_version_once_committed(
+        people, monkeypatch, caplog, django_capture_on_commit_callbacks):
+    """``hooks.on_committed``: after the commit, never inside a transaction that rolls back; a
+    hook that fails is logged and the next one still hears."""
+    from apps.tables import hooks
+
+    heard, after = [], []
+
+    def failing(**kwargs):
+        raise RuntimeError("a bug in a follower")
+
+    monkeypatch.setattr(hooks, "_committed", {})
+    hooks.on_committed("failing", failing)
+    hooks.on_committed("listener", lambda **kw: heard.append(kw))
+    with django_capture_on_commit_callbacks(execute=True):
+        table = services.create_table(host=people["host"], preset="partners")
+        services.join_table(user=people["ana"], table_id=table.pk, code=table.code)
+        after.append(len(heard))
+    assert after == [0]  # nothing before the commit
+    assert [e["kind"] for h in heard for e in h["events"]] == ["seat"]
+    assert heard[0]["table_id"] == table.pk and heard[0]["version"] == 1
+    assert "the failing hook failed" in caplog.text

@@ -108,10 +108,13 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
 
 
 def _ring(outcome: Outcome) -> None:
+    """After the commit: the snapshot and the doorbell, the next timer, then what the apps
+    above do with the version's events (``hooks.on_committed``)."""
     doorbell.publish_state(outcome.table_id, outcome.snapshot)
     if outcome.deadline is not None:
         scheduling.schedule_deadline(outcome.table_id, outcome.position, outcome.deadline,
-                          actor=outcome.actor)
+                                     actor=outcome.actor)
+    hooks.committed(table_id=outcome.table_id, version=outcome.version, events=outcome.events)
 
 
 def require_signed_in(user) -> None:
