@@ -9,7 +9,7 @@ from django.utils import translation
 from apps.core import snapshots
 from apps.rules import harness
 
-from . import game, state
+from . import game, hooks, state
 from .models import PRESET_CHOICES, Invitation, Match, Round, Table
 from .names import seat_names
 from .state import (  # noqa: F401  (pages and sockets use them from here)
@@ -65,8 +65,10 @@ def tables_of(user) -> list[Table]:
 
 
 def invitations_for(user) -> list[Invitation]:
+    """Open invitations to ``user``, but none from people they do not want to hear from."""
     return list(Invitation.objects.filter(invitee=user, answered_at__isnull=True)
                 .exclude(table__state=Table.State.CLOSED)
+                .exclude(inviter_id__in=hooks.hidden_from(user.pk))
                 .select_related("table", "inviter").order_by("-created_at"))
 
 

@@ -293,3 +293,35 @@ def test_apps_that_follow_the_tables_hear_each_version_once_committed(
     assert [e["kind"] for h in heard for e in h["events"]] == ["seat"]
     assert heard[0]["table_id"] == table.pk and heard[0]["version"] == 1
     assert "the failing hook failed" in caplog.text
+
+
+def test_other_apps_may_refuse_a_seat_a_quick_play_and_hide_invitations(people, monkeypatch):
+    """The hooks that the apps above use to say no (a host's condition on who sits, a wait
+    before play now) and to hide people (blocked): each refusal changes nothing."""
+    from apps.tables import hooks, selectors
+    from apps.tables.models import Invitation, Seat
+
+    monkeypatch.setattr(hooks, "_join_refusals", {})
+    monkeypatch.setattr(hooks, "_quick_play_refusals", {})
+    monkeypatch.setattr(hooks, "_hidden", {})
+    hooks.on_join_refusal("test", lambda *, table, user: "Not you." if user == people["bea"]
+                          else None)
+    hooks.on_quick_play_refusal("test", lambda user: "Wait a minute.")
+    hooks.on_hidden("test", lambda user_id: {people["host"].pk}
+                    if user_id == people["ana"].pk else set())
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    version = Table.objects.get(pk=table.pk).version
+    with pytest.raises(services.ServiceError, match="Not you."):
+        services.join_table(user=people["bea"], table_id=table.pk)
+    assert Table.objects.get(pk=table.pk).version == version
+    assert not Seat.objects.filter(table=table, user=people["bea"]).exists()
+    services.join_table(user=people["caio"], table_id=table.pk)  # others sit as before
+    with pytest.raises(services.ServiceError, match="Wait a minute.") as refused:
+        services.quick_play(user=people["caio"], preset="draw", players=2)
+    assert refused.value.code == "wait"
+    assert not Table.objects.filter(quick=True).exists()
+    services.invite(user=people["host"], table_id=table.pk, display_name="ana")
+    services.invite(user=people["host"], table_id=table.pk, display_name="bea")
+    assert Invitation.objects.filter(table=table).count() == 2  # kept, not shown
+    assert selectors.invitations_for(people["ana"]) == []
+    assert [i.invitee for i in selectors.invitations_for(people["bea"])] == [people["bea"]]

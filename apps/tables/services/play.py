@@ -20,7 +20,7 @@ from apps.core.errors import ServiceError
 from apps.rules.errors import RuleError
 from apps.rules.presets import make_rules
 
-from .. import scheduling
+from .. import hooks, scheduling
 from ..messages import rule_message
 from ..models import (
     Connection,
@@ -169,6 +169,9 @@ def quick_play(*, user, preset: str, players: int | None = None) -> Table:
     if getattr(getattr(user, "profile", None), "guest", False):
         raise ServiceError(_("Playing online needs an account: sign up, it is free."),
                            code="guest")
+    refused = hooks.quick_play_refusal(user)
+    if refused is not None:
+        raise ServiceError(refused, code="wait")
     try:
         rules = make_rules({"preset": preset, "turn_seconds": QUICK_PLAY_TURN_SECONDS},
                            4 if players is None else players)

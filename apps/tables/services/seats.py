@@ -15,6 +15,7 @@ from apps.accounts.selectors import user_by_display_name
 from apps.core.doorbell import user_notified
 from apps.core.errors import ServiceError
 
+from .. import hooks
 from ..models import (
     Invitation,
     Seat,
@@ -53,6 +54,9 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
         require_open(table)
         if table.seats.filter(user=user).exists():
             raise ServiceError(_("You are already seated here."), code="already_seated")
+        refused = hooks.join_refusal(table=table, user=user)
+        if refused is not None:
+            raise ServiceError(refused, code="refused")
         _refuse_practice(table)
         invited = Invitation.objects.filter(table=table, invitee=user).first()
         if not (table.public or (code and code.upper() == table.code) or invited):
@@ -204,7 +208,8 @@ def invite(*, user, table_id: int, display_name: str) -> Invitation:
             raise ServiceError(_("You are the host already."), code="self_invite")
         invitation, _created = Invitation.objects.get_or_create(
             table=table, invitee=invitee, defaults={"inviter": user})
-    transaction.on_commit(lambda: _ring_user(invitee.pk, table))
+    if user.pk not in hooks.hidden_from(invitee.pk):  # blocked: kept, never shown
+        transaction.on_commit(lambda: _ring_user(invitee.pk, table))
     return invitation
 
 
