@@ -55,6 +55,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--think", type=float, default=2.0, help="seconds before a move")
     parser.add_argument("--seconds", type=float, default=45.0, help="measured window")
     parser.add_argument("--webs", type=int, default=1, choices=(1, 2, 4))
+    parser.add_argument("--turn-seconds", type=int, default=45,
+                        help="the tables' clock (quick play's 45 s by default: every move sets "
+                             "a timer, as at a real table); 0 for none")
     parser.add_argument("--clients", type=int, default=0,
                         help="client processes (0: one per 800 sockets)")
     parser.add_argument("--no-relay", action="store_true", help="skip the relay comparison")
@@ -282,6 +285,21 @@ class Phase:
     def client_cpu(self) -> list[float]:
         return [v["cpu"] for k, v in self.cpu.items() if k.startswith("client")]
 
+    def server_parts(self) -> dict[str, float]:
+        """Cores used by each part of the site (web processes together), during the window:
+        the relay needs only its web processes and Redis; the club all of them."""
+        parts = {"web": self.web_cpu()}
+        names = ("redis",) if self.kind == "relay" else ("postgres", "redis", "worker", "beat")
+        parts.update({name: self.cpu[name]["cpu"] for name in names if name in self.cpu})
+        return parts
+
+    def ms_per_move(self, part: str | None = None) -> float:
+        """CPU milliseconds per applied move (the relay's: per move relayed), of one part of
+        the site or (None) of all of it."""
+        parts = self.server_parts()
+        used = sum(parts.values()) if part is None else parts.get(part, 0.0)
+        return used / self.moves_per_s * 1000 if self.moves_per_s else float("nan")
+
 
 class LoadTest:
     def __init__(self, args: argparse.Namespace, env: dict[str, str], log_dir: Path) -> None:
@@ -290,6 +308,8 @@ class LoadTest:
         self.log_dir = log_dir
         self.webs: list[procs.Proc] = []
         self.ports: list[int] = []
+        #: The worker (the tables' timers) and beat (the sweep), as on a real site.
+        self.celery: list[procs.Proc] = []
         self.step_no = 0
         self.sessions: dict[int, str] = {}
 
@@ -304,11 +324,18 @@ class LoadTest:
         for web, port in zip(self.webs, self.ports, strict=True):
             if not procs.wait_http(f"http://127.0.0.1:{port}/healthz", 60, web):
                 raise SystemExit(f"{web.name} did not start; see {web.stderr_path}")
-        procs.log(f"{len(self.webs)} Daphne on ports {self.ports}")
+        self.celery = [procs.worker(self.env, self.log_dir), procs.beat(self.env, self.log_dir)]
+        marks = [proc.log_size() for proc in self.celery]
+        for proc in self.celery:
+            proc.start()
+        if not (self.celery[0].wait_log(" ready.", marks[0], 60)
+                and self.celery[1].wait_log("beat: Starting", marks[1], 60)):
+            raise SystemExit(f"the worker or beat did not start; see {self.log_dir}")
+        procs.log(f"{len(self.webs)} Daphne on ports {self.ports}, a worker and beat")
 
     def stop(self) -> None:
-        for web in self.webs:
-            web.stop()
+        for proc in (*self.celery, *self.webs):
+            proc.stop()
 
     def open_tables(self, count: int) -> list[probe.OpenTable]:
         from django.db import close_old_connections
@@ -318,7 +345,7 @@ class LoadTest:
         people = probe.make_players(4 * count, f"{PREFIX}{self.step_no}-")
         self.sessions = {p.pk: probe.session_cookie(p) for p in people}
         tables = [probe.open_table(people=people[4 * t:4 * t + 4], preset="partners",
-                                   options={"turn_seconds": None})
+                                   options={"turn_seconds": self.args.turn_seconds or None})
                   for t in range(count)]
         procs.analyze()
         close_old_connections()
@@ -370,6 +397,7 @@ class LoadTest:
             offsets = {web.name: web.log_size() for web in self.webs}
             database = settings.DATABASES["default"]["NAME"]
             pids = {web.name: [web.pid] for web in self.webs}
+            pids.update({proc.name: [proc.pid] for proc in self.celery})
             pids.update({f"client-{i + 1}": [w.pid] for i, w in enumerate(workers)})
             pids["postgres"] = procs.postgres_backends(database)
             window = procs.CpuWindow()
@@ -473,6 +501,8 @@ def print_phase(phase: Phase) -> None:
           f"seats | twice {phase.twice}, gaps {phase.gaps} | "
           f"log errors {sum(phase.log_errors.values())}", flush=True)
     print(f"      cpu/rss: {fmt_cpu(phase)}", flush=True)
+    parts = ", ".join(f"{name} {phase.ms_per_move(name):.2f}" for name in phase.server_parts())
+    print(f"      CPU ms per move: all {phase.ms_per_move():.2f} ({parts})", flush=True)
     extra = []
     if phase.errors:
         extra.append(f"error frames {phase.errors}")
@@ -500,7 +530,8 @@ def summary(rows: list[tuple[Phase, Phase | None]]) -> str:
     head = ("| tables | sockets | moves/s (DB) | move → every seat p50 / p99 / max ms | frames/s "
             "| states lost | applied twice | log errors | web CPU | client CPU "
             "| relay moves/s | relay p50 / p99 / max ms | relay web CPU "
-            "| ratio p50 / p99 | ratio web CPU per frame |")
+            "| ratio p50 / p99 | ratio web CPU per frame "
+            "| CPU ms per move: web / all (relay) | ratio web / all |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for product, relay in rows:
         line = (f"| {product.tables} | {product.sockets} | {product.moves_per_s:.1f} | "
@@ -515,9 +546,14 @@ def summary(rows: list[tuple[Phase, Phase | None]]) -> str:
                      f"{relay.web_cpu() * 100:.0f}% | "
                      f"{ratio(product.ms(0.5), relay.ms(0.5))} / "
                      f"{ratio(product.p99, relay.p99)} | "
-                     f"{ratio(product.cpu_per_frame(), relay.cpu_per_frame())} |")
+                     f"{ratio(product.cpu_per_frame(), relay.cpu_per_frame())} | "
+                     f"{product.ms_per_move('web'):.2f} / {product.ms_per_move():.2f} "
+                     f"({relay.ms_per_move('web'):.2f} / {relay.ms_per_move():.2f}) | "
+                     f"{ratio(product.ms_per_move('web'), relay.ms_per_move('web'))} / "
+                     f"{ratio(product.ms_per_move(), relay.ms_per_move())} |")
         else:
-            line += "- | - | - | - | - |"
+            line += (f"- | - | - | - | - | {product.ms_per_move('web'):.2f} / "
+                     f"{product.ms_per_move():.2f} | - |")
         lines.append(line)
     return "\n".join(lines)
 
@@ -527,7 +563,8 @@ def run(args: argparse.Namespace, env: dict[str, str], log_dir: Path) -> int:
     steps = args.steps or [args.tables]
     rows: list[tuple[Phase, Phase | None]] = []
     print(f"think {args.think} s, window {args.seconds} s, {args.webs} Daphne, "
-          f"channel layer {layer_name()}, redis {env['REDIS_URL']}", flush=True)
+          f"turn clock {args.turn_seconds or 'none'}, channel layer {layer_name()}, "
+          f"redis {env['REDIS_URL']}, loop {procs.loop_seconds():.2f} s", flush=True)
     try:
         test.start_webs()
         for count in steps:

@@ -362,6 +362,17 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def loop_seconds() -> float:
+    """How fast this machine runs Python right now: seconds for ten million additions in a
+    plain loop. Runs on this shared machine swing threefold from one evening to the next; a
+    figure printed beside this one can be judged."""
+    began = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.perf_counter() - began
+
+
 def machine_busy() -> tuple[float, float]:
     """(busy, total) jiffies of all cores since boot, from /proc/stat."""
     with open("/proc/stat") as fh:
