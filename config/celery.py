@@ -54,6 +54,24 @@ def _connections_as_around_a_request(**_kwargs) -> None:
 signals.task_prerun.connect(_connections_as_around_a_request, weak=False)
 signals.task_postrun.connect(_connections_as_around_a_request, weak=False)
 
+
+def _start_dispatcher(**_kwargs) -> None:
+    """Each worker fires the tables' due timers (``apps.tables.dispatch``)."""
+    # Imported here: this module is read before Django is set up; the worker is ready after.
+    from apps.tables import dispatch
+
+    dispatch.start()
+
+
+def _stop_dispatcher(**_kwargs) -> None:
+    from apps.tables import dispatch
+
+    dispatch.stop()
+
+
+signals.worker_ready.connect(_start_dispatcher, weak=False)
+signals.worker_shutting_down.connect(_stop_dispatcher, weak=False)
+
 app = Celery("config")
 # Every CELERY_* setting in config/settings.py (broker URL, beat schedule, ...) applies here.
 app.config_from_object("django.conf:settings", namespace="CELERY")

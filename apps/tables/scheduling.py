@@ -1,10 +1,11 @@
 """After a commit: a timer for the exact moment the table next acts by itself.
 
-The timer is the prompt path; beat's one-second sweep (``tasks.sweep``) is the guarantee when a
-timer is lost. Either carries the position it was set for, so acting twice is impossible.
+The timer is the prompt path (``apps.tables.timers``, fired by the worker's dispatcher); beat's
+one-second sweep (``tasks.sweep``) is the guarantee when a timer is lost. Either carries the
+position it was set for, so acting twice is impossible.
 
-The timers are sent by their task's name: the tasks call the services, which call this module,
-so importing the tasks here would close a circle.
+A quick table's bot fill, rare, is a Celery task with an ETA, sent by the task's name: the tasks
+call the services, which call this module, so importing the tasks here would close a circle.
 """
 
 from __future__ import annotations
@@ -14,20 +15,23 @@ from datetime import datetime
 
 from celery import current_app
 
+from apps.core.outages import OUTAGES, warn
+
+from . import timers
+
 log = logging.getLogger(__name__)
 
 
 def schedule_deadline(table_id: int, position: tuple[int, int] | None,
                       deadline: datetime, *, actor: str | None = None) -> None:
-    """``actor`` "bot" is a slow bot's turn: its timer goes to the ``bots`` queue and thinks
+    """``actor`` "bot" is a slow bot's turn: when due it goes to the ``bots`` queue and thinks
     before it locks the table (``services.act_on_deadline``)."""
     round_number, ply = position if position is not None else (None, None)
-    bot = actor == "bot"
     try:
-        current_app.send_task(TURN_DUE, (table_id, round_number, ply, bot), eta=deadline,
-                              queue=BOTS_QUEUE if bot else None)
-    except Exception:  # the broker is down: the sweep will act when it is back
-        log.exception("could not schedule the deadline of table %s", table_id)
+        timers.set_timer(table_id, deadline, round_number=round_number, ply=ply,
+                         slow_bot=actor == "bot")
+    except OUTAGES as err:  # Redis is away: the sweep will act when the deadline comes
+        warn(log, f"no timer for table {table_id}; the sweep will act", err)
 
 
 def schedule_fill(table_id: int, when: datetime) -> None:
