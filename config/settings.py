@@ -51,9 +51,12 @@ INSTALLED_APPS = [
     "apps.core",
     "apps.accounts",
     "apps.tables",
+    "apps.friends",
     "apps.realtime",
     "apps.moderation",
     "apps.club",
+    "apps.fairplay",
+    "apps.tournaments",
     "axes",
     "csp",
 ]
@@ -154,6 +157,10 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Django's clearsessions, hourly: expired sessions stay in their table otherwise.
     "clear-expired-sessions": {"task": "apps.accounts.tasks.clear_expired_sessions",
                                "schedule": 3600.0, "options": {"expires": 3600}},
+    # Tournaments: starts, no-shows and the next rounds (apps.tournaments.tasks).
+    "tournaments-tick": {"task": "apps.tournaments.tasks.tick",
+                         "schedule": float(os.environ.get("TOURNAMENT_TICK_SECONDS") or 5),
+                         "options": {"expires": 10}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------
@@ -174,6 +181,12 @@ for _name in ("PRESENCE_AWAY_LIMIT_SECONDS", "PRESENCE_EMPTY_LIMIT_SECONDS",
 # Quick play ("Online", seed 003): how long a table opened by "play now" waits for people
 # before bots take the free seats and the match starts by itself.
 QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)
+# Tournaments (docs/tournaments.md): from which club level members may create one (unset:
+# staff only); a team not at its table this long after it opens loses by forfeit (120 s); the
+# break between rounds (30 s). The last two change only for end-to-end tests.
+TOURNAMENT_MEMBER_LEVEL = int(os.environ.get("TOURNAMENT_MEMBER_LEVEL") or 0) or None
+TOURNAMENT_NO_SHOW_SECONDS = float(os.environ.get("TOURNAMENT_NO_SHOW_SECONDS") or 120)
+TOURNAMENT_ROUND_BREAK_SECONDS = float(os.environ.get("TOURNAMENT_ROUND_BREAK_SECONDS") or 30)
 #: Threads a web process gives its sockets' database calls. Django's default for
 #: database_sync_to_async is one thread per process, which queued every socket behind every
 #: other; SQLite writes one at a time anyway.

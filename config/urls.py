@@ -14,6 +14,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("staff/", include("apps.moderation.urls")),
     path("club/", include("apps.club.urls")),
+    path("fairplay/", include("apps.fairplay.urls")),
+    path("friends/", include("apps.friends.urls")),
+    path("", include("apps.moderation.table_urls")),
+    path("tournaments/", include("apps.tournaments.urls")),
 ]
 
 handler500 = "apps.core.views.server_error"

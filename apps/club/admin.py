@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from .models import LeagueWeek, LedgerEntry, Rating, Stake, Wallet
+from .models import LeagueWeek, LedgerEntry, Purse, Rating, Stake, Wallet
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -23,7 +23,7 @@ class LedgerEntryAdmin(ReadOnly):
     list_display = ("created_at", "user", "reason", "coins", "xp", "table", "key")
     list_filter = ("reason",)
     search_fields = ("user__username", "key")
-    raw_id_fields = ("user", "table", "match")
+    raw_id_fields = ("user", "table", "match", "purse")
 
 
 @admin.register(Wallet)
@@ -36,6 +36,12 @@ class WalletAdmin(ReadOnly):
 class StakeAdmin(ReadOnly):
     list_display = ("table", "entry", "escrow", "state", "fill_by")
     list_filter = ("state", "entry")
+
+
+@admin.register(Purse)
+class PurseAdmin(ReadOnly):
+    list_display = ("key", "entry", "escrow", "added", "state", "settled_at")
+    list_filter = ("state",)
 
 
 @admin.register(Rating)

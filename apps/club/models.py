@@ -43,11 +43,19 @@ class LedgerEntry(models.Model):
         REFUND = "refund", _("Entry refunded")
         POT = "pot", _("Pot won")
         LEAGUE = "league", _("Weekly league prize")
+        TOURNAMENT_ENTRY = "t_entry", _("Tournament entry")
+        TOURNAMENT_REFUND = "t_refund", _("Tournament entry refunded")
+        TOURNAMENT_PRIZE = "t_prize", _("Tournament prize")
+        TOURNAMENT_AWARD = "t_award", _("Tournament prize from the club")
 
     #: Reasons that create coins; the others move coins between a wallet and an escrow.
-    MINTED = frozenset({Reason.START, Reason.DAILY, Reason.MATCH, Reason.LEAGUE})
+    MINTED = frozenset({Reason.START, Reason.DAILY, Reason.MATCH, Reason.LEAGUE,
+                        Reason.TOURNAMENT_AWARD})
     #: Reasons that move coins in or out of a stake table's escrow.
     ESCROW = frozenset({Reason.STAKE, Reason.REFUND, Reason.POT})
+    #: Reasons that move coins in or out of a purse (a tournament's entries).
+    PURSE = frozenset({Reason.TOURNAMENT_ENTRY, Reason.TOURNAMENT_REFUND,
+                       Reason.TOURNAMENT_PRIZE})
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
                              related_name="ledger")
@@ -60,6 +68,9 @@ class LedgerEntry(models.Model):
                               on_delete=models.SET_NULL, related_name="+")
     match = models.ForeignKey("tables.Match", null=True, blank=True,
                               on_delete=models.SET_NULL, related_name="+")
+    #: The purse of a tournament entry, refund or prize (its escrow is checked against these).
+    purse = models.ForeignKey("club.Purse", null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="entries")
     #: The final rank (1 = best) of a match payout, for the profile's list.
     rank = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
@@ -95,6 +106,29 @@ class Stake(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} ({self.entry})"
+
+
+class Purse(models.Model):
+    """Coins held for an event of an app above the club, as a stake table's escrow is: a
+    tournament's entries, from registration until its prizes are paid or its entries given
+    back (``apps.club.purses``). The club knows the event only by ``key``."""
+
+    class State(models.TextChoices):
+        OPEN = "open", _("Taking entries")
+        PAID = "paid", _("Prizes paid")
+        REFUNDED = "refunded", _("Cancelled, entries refunded")
+
+    key = models.CharField(max_length=40, unique=True)
+    entry = models.PositiveIntegerField(default=0)
+    escrow = models.PositiveIntegerField(default=0)
+    #: Coins the club adds to the prizes, minted when they are paid (like the league's).
+    added = models.PositiveIntegerField(default=0)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    settled_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.entry})"
 
 
 class Rating(models.Model):

@@ -10,7 +10,7 @@ from django.db.models import Count, Q, Sum
 from apps.accounts.models import Profile
 
 from . import numbers
-from .models import LeaguePoints, LedgerEntry, Rating, RatingChange, Stake, Wallet
+from .models import LeaguePoints, LedgerEntry, Purse, Rating, RatingChange, Stake, Wallet
 
 
 def level_for(xp: int) -> int:
@@ -89,7 +89,8 @@ def stake_of(table_id: int) -> Stake | None:
 def coin_totals() -> dict[str, int]:
     """The invariant's three sums: wallets + escrow must equal minted."""
     wallets = Wallet.objects.aggregate(s=Sum("coins"))["s"] or 0
-    escrow = Stake.objects.aggregate(s=Sum("escrow"))["s"] or 0
+    escrow = (Stake.objects.aggregate(s=Sum("escrow"))["s"] or 0) \
+        + (Purse.objects.aggregate(s=Sum("escrow"))["s"] or 0)
     minted = LedgerEntry.objects.filter(reason__in=LedgerEntry.MINTED) \
         .aggregate(s=Sum("coins"))["s"] or 0
     return {"wallets": wallets, "escrow": escrow, "minted": minted}
@@ -97,7 +98,7 @@ def coin_totals() -> dict[str, int]:
 
 def wallet_problems() -> list[str]:
     """Every way the caches disagree with the ledger: wallets with their sums, each stake's
-    escrow with its entries, and the invariant. Empty when all is well."""
+    and each purse's escrow with its entries, and the invariant. Empty when all is well."""
     problems = []
     sums = {row["user_id"]: row for row in LedgerEntry.objects.values("user_id")
             .annotate(coins=Sum("coins"), xp=Sum("xp"))}
@@ -117,6 +118,15 @@ def wallet_problems() -> list[str]:
                             f"{held.get(stake.table_id, 0)}")
         if stake.state in (Stake.State.PAID, Stake.State.CANCELLED) and stake.escrow:
             problems.append(f"stake {stake.table_id} is {stake.state} with {stake.escrow}")
+    in_purses = {row["purse_id"]: -row["coins"] for row in LedgerEntry.objects
+                 .filter(reason__in=LedgerEntry.PURSE).values("purse_id")
+                 .annotate(coins=Sum("coins"))}
+    for purse in Purse.objects.all():
+        if purse.escrow != in_purses.get(purse.pk, 0):
+            problems.append(f"purse {purse.key}: escrow {purse.escrow}, entries "
+                            f"{in_purses.get(purse.pk, 0)}")
+        if purse.state != Purse.State.OPEN and purse.escrow:
+            problems.append(f"purse {purse.key} is {purse.state} with {purse.escrow}")
     totals = coin_totals()
     if totals["wallets"] + totals["escrow"] != totals["minted"]:
         problems.append(f"invariant: {totals}")

@@ -56,13 +56,13 @@ def _locked_wallets(user_ids: Iterable[int]) -> dict[int, Wallet]:
 
 def _write(wallet: Wallet, *, coins: int = 0, xp: int = 0, reason: str, key: str,
            table_id: int | None = None, match_id: int | None = None, rank: int | None = None,
-           now: datetime | None = None) -> LedgerEntry | None:
+           purse_id: int | None = None, now: datetime | None = None) -> LedgerEntry | None:
     """One ledger row and its wallet change; None when ``key`` was written before (a retry)."""
     try:
         with transaction.atomic():
             entry = LedgerEntry.objects.create(
                 user_id=wallet.pk, coins=coins, xp=xp, reason=reason, key=key,
-                table_id=table_id, match_id=match_id, rank=rank,
+                table_id=table_id, match_id=match_id, rank=rank, purse_id=purse_id,
                 created_at=now or timezone.now())
     except IntegrityError:
         if LedgerEntry.objects.filter(key=key).exists():

@@ -17,6 +17,9 @@ class ModerationConfig(AppConfig):
 
         # A banned person may not act at a table; the ban says why.
         hooks.on_refusal("moderation", lambda user: selectors.refusal_of(user))
-        # The chat names people by their seat: seat changes rebuild it too.
+        # The chat names people by their seat: seat changes rebuild it too (and read the
+        # blocks of whoever sits down). "phrases": the host's switch for watchers' phrases;
+        # "chat_view": a seated person blocked or unblocked someone (apps.friends).
         register_part(Part("moderation", state_part, compose_part, frozenset(
-            {"chat", "chat_hidden", "muted", "unmuted", "seat", "match_started"})))
+            {"chat", "chat_hidden", "muted", "unmuted", "seat", "match_started", "phrases",
+             "chat_view"})))

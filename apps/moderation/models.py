@@ -1,6 +1,7 @@
 """Table chat, reports, mutes, bans and the moderation log.
 
-Rows here are written only by :mod:`apps.moderation.services`. The log is append-only: the
+Rows here are written only by :mod:`apps.moderation.services` (and the quick phrases by
+:mod:`apps.moderation.quick_chat`). The log is append-only: the
 admin shows it read-only and nothing in the code updates or deletes a log row.
 """
 
@@ -9,8 +10,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
+
+from . import phrases
 
 #: Longest chat message, in characters.
 CHAT_MAX_LENGTH = 200
@@ -29,6 +32,9 @@ class ChatMessage(models.Model):
                                   on_delete=models.SET_NULL, related_name="+")
     #: Deleted by staff: the text is blanked here; the log keeps what it said.
     deleted = models.BooleanField(default=False)
+    #: A quick-chat phrase's id (``apps.moderation.phrases``), or empty for words typed; the
+    #: text then holds the phrase's English words, and each person reads it in their language.
+    phrase = models.CharField(max_length=20, blank=True, default="")
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -43,6 +49,29 @@ class ChatMessage(models.Model):
     @property
     def visible(self) -> bool:
         return not (self.hidden or self.deleted)
+
+    @property
+    def shown_text(self) -> str:
+        """The text in the active language: a phrase's words are translated."""
+        if self.phrase and phrases.is_phrase(self.phrase):
+            return phrases.text_in(self.phrase, translation.get_language() or "en")
+        return self.text
+
+
+class ChatSettings(models.Model):
+    """A table's chat rules that its host sets (the tables app keeps none of the chat)."""
+
+    table = models.OneToOneField("tables.Table", on_delete=models.CASCADE, primary_key=True,
+                                 related_name="+")
+    #: People watching without a seat may say the quick-chat phrases (never free text).
+    watcher_phrases = models.BooleanField(_("watchers may use quick phrases"), default=False)
+
+    class Meta:
+        verbose_name = _("table chat settings")
+        verbose_name_plural = _("table chat settings")
+
+    def __str__(self) -> str:
+        return f"chat settings of table {self.table_id}"
 
 
 class Report(models.Model):

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
+from django.conf import settings
 from django.db.models import Count, Q
-from django.utils import formats, timezone
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 
+from apps.tables.hooks import hidden_from
 from apps.tables.models import Table
 from apps.tables.state import display_name
 
-from .models import Ban, ChatMessage, Mute, Report
+from . import phrases
+from .models import Ban, ChatMessage, ChatSettings, Mute, Report
 
 #: Chat messages a table's state carries.
 CHAT_IN_STATE = 30
@@ -89,6 +93,8 @@ def chat_dict(msg: ChatMessage, names: dict, *, staff: bool = False) -> dict:
     out = {"id": msg.pk, "seat": names.get(msg.user_id, (None, ""))[0],
            "name": names.get(msg.user_id, (None, ""))[1], "text": msg.text,
            "at": int(msg.created_at.timestamp() * 1000)}
+    if msg.phrase:
+        out["phrase"] = msg.phrase  # a quick phrase: its text is put in each reader's language
     if staff:
         out.update(hidden=msg.hidden, deleted=msg.deleted, user_id=msg.user_id)
     return out
@@ -99,24 +105,38 @@ def _names(seats) -> dict:
             if seat.user is not None}
 
 
-def recent_chat(table, limit: int = CHAT_IN_STATE, *, seats=None) -> list[dict]:
-    """The last visible messages, oldest first."""
+def _recent(table, limit: int, seats) -> tuple[list[ChatMessage], list[dict]]:
+    """The last visible messages, oldest first, as rows and as the state's lines."""
     msgs = list(ChatMessage.objects.filter(table=table, hidden=False, deleted=False)
                 .select_related("user__profile").order_by("-created_at", "-pk")[:limit])
+    msgs.reverse()
     names = _names(table.seats.select_related("user__profile") if seats is None else seats)
     for msg in msgs:
         if msg.user_id is not None and msg.user_id not in names:
             names[msg.user_id] = (None, display_name(msg.user))
-    return [chat_dict(m, names) for m in reversed(msgs)]
+    return msgs, [chat_dict(m, names) for m in msgs]
+
+
+def recent_chat(table, limit: int = CHAT_IN_STATE, *, seats=None) -> list[dict]:
+    """The last visible messages, oldest first."""
+    return _recent(table, limit, seats)[1]
+
+
+def watcher_phrases_allowed(table_id: int) -> bool:
+    """Whether the host lets people watching without a seat say the quick phrases."""
+    return ChatSettings.objects.filter(table_id=table_id, watcher_phrases=True).exists()
 
 
 def state_part(table, seats) -> dict:
     """The moderation app's part of a table's snapshot (``apps.tables.state``): the chat, and
     the mutes of the people seated, with their message in every language (server side only:
-    a person sees their own)."""
-    from django.conf import settings
-    from django.utils import translation
+    a person sees their own).
 
+    Also server side only, so that composing needs no query and no translation: each line's
+    author (``authors``, by position), the words of every phrase in the chat in every
+    language, and, for each seated person who blocked anyone, whom (``hidden``: their lines
+    are left out of that person's chat). Watchers' blocks are not read: a watcher's socket
+    coming and going rebuilds no part (``apps.tables.state.with_watchers``)."""
     seated = [s.user_id for s in seats if s.user_id is not None]
     mutes = {}
     for mute in Mute.objects.filter(Mute.active_q(), user_id__in=seated).order_by("until"):
@@ -127,14 +147,43 @@ def state_part(table, seats) -> dict:
         mutes[str(mute.user_id)] = {"reason": mute.reason,
                                     "until": int(mute.until.timestamp() * 1000),
                                     "message": messages}
-    return {"chat": recent_chat(table, seats=seats), "mutes": mutes}
+    msgs, chat = _recent(table, CHAT_IN_STATE, seats)
+    hidden = {}
+    for user_id in seated:
+        people = hidden_from(user_id)
+        if people:
+            hidden[str(user_id)] = sorted(people)
+    return {"chat": chat, "authors": [m.user_id for m in msgs],
+            "phrases": {m.phrase: phrases.texts(m.phrase) for m in msgs
+                        if phrases.is_phrase(m.phrase)},
+            "hidden": hidden, "mutes": mutes,
+            "watcher_phrases": watcher_phrases_allowed(table.pk), "practice": table.practice}
+
+
+def _in_language(line: dict, texts: dict, language: str) -> dict:
+    words = texts.get(line.get("phrase") or "")
+    if not words:
+        return line
+    return dict(line, text=words.get(language) or line["text"])
 
 
 def compose_part(data: dict, state: dict, viewer) -> None:
-    """A person's share of :func:`state_part`: the chat, and their own mute if it still runs."""
-    import time
-
-    state["chat"] = data.get("chat", [])
+    """A person's share of :func:`state_part`: the chat (phrases in their language, without
+    the lines of people they blocked), their own mute if it still runs, and whether they may
+    say a phrase (seated, or watching where the host allows it; never at a practice table)."""
+    chat = data.get("chat", [])
+    hidden = set(data.get("hidden", {}).get(str(viewer.user_id), ()))
+    texts = data.get("phrases", {})
+    if hidden or texts:
+        authors = data.get("authors") or [None] * len(chat)
+        chat = [_in_language(line, texts, viewer.language)
+                for line, author in zip(chat, authors, strict=False) if author not in hidden]
+    state["chat"] = chat
+    you, table = state["you"], state["table"]
+    table["watcher_phrases"] = bool(data.get("watcher_phrases", False))
+    you["can_phrase"] = (table["state"] != Table.State.CLOSED and not data.get("practice")
+                         and (you.get("seat") is not None
+                              or (you.get("watching", False) and table["watcher_phrases"])))
     mute = data.get("mutes", {}).get(str(viewer.user_id))
     if mute is not None and mute["until"] <= time.time() * 1000:
         mute = None

@@ -196,15 +196,22 @@ def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
             # A guest's name is nobody's: what they say at other people's tables could not be
             # answered for.
             raise ServiceError(_("Sign up to chat at other people's tables."), code="guest")
-        recent = ChatMessage.objects.filter(user=user, table=table,
-                                            created_at__gt=now - CHAT_WINDOW).count()
-        if recent >= CHAT_LIMIT:
-            raise ServiceError(_("You are sending messages too fast. Wait a few seconds."),
-                               code="rate_limited")
+        require_calm(user, table, now)
         msg = ChatMessage.objects.create(table=table, user=user, text=text, created_at=now)
         tables.touch(table_id=table.pk, events=[{"kind": "chat", "id": msg.pk,
                                                  "seat": seat.index}])
     return msg
+
+
+def require_calm(user, table: Table, now) -> None:
+    """The chat's rate limit, for words and phrases together: at most CHAT_LIMIT lines per
+    CHAT_WINDOW per person and table (read under the table's row lock, so two at once count
+    each other)."""
+    recent = ChatMessage.objects.filter(user=user, table=table,
+                                        created_at__gt=now - CHAT_WINDOW).count()
+    if recent >= CHAT_LIMIT:
+        raise ServiceError(_("You are sending messages too fast. Wait a few seconds."),
+                           code="rate_limited")
 
 
 def report(*, user, table_id: int, reason: str, message_id: int | None = None,
@@ -274,8 +281,10 @@ def delete_message(*, actor, message_id: int, reason: str = "") -> ChatMessage:
         if msg.deleted:
             raise ServiceError(_("That message is already deleted."), code="already")
         before = {"text": msg.text, "deleted": False, "hidden": msg.hidden}
-        msg.text, msg.deleted = "", True
-        msg.save(update_fields=["text", "deleted"])
+        if msg.phrase:
+            before["phrase"] = msg.phrase
+        msg.text, msg.phrase, msg.deleted = "", "", True
+        msg.save(update_fields=["text", "phrase", "deleted"])
         _log(actor, Action.DELETE_MESSAGE, reason=reason, before=before,
              after={"text": "", "deleted": True, "hidden": msg.hidden}, user=msg.user,
              table=msg.table, message=msg)

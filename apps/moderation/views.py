@@ -21,7 +21,7 @@ from apps.core.errors import ServiceError
 from apps.tables.models import Table
 from apps.tables.selectors import table_state
 
-from . import selectors, services
+from . import selectors, services, staff_parts
 from .models import Ban, ChatMessage, ModerationLog, Mute, Report
 
 User = get_user_model()
@@ -78,8 +78,12 @@ def observe(request, table_id: int):
 def report_queue(request):
     _need(request, "handle_report")
     status = "closed" if request.GET.get("status") == "closed" else "open"
-    return render(request, "moderation/reports.html",
-                  {"reports": selectors.report_queue(status), "status": status})
+    reports = selectors.report_queue(status)
+    # What other apps note on each reported person (staff_parts), read once for the page.
+    notes = staff_parts.notes_for(r.reported_user_id for r in reports)
+    for r in reports:
+        r.staff_notes = notes.get(r.reported_user_id, [])
+    return render(request, "moderation/reports.html", {"reports": reports, "status": status})
 
 
 @staff_member_required
@@ -90,6 +94,8 @@ def report_detail(request, report_id: int):
     context = selectors.message_context(row.message) if row.message else []
     return render(request, "moderation/report.html", {
         "report": row, "context_messages": context, "table": row.table,
+        "reported_notes": staff_parts.notes_for([row.reported_user_id]).get(
+            row.reported_user_id, []),
         "seats": row.table.seats.select_related("user__profile"),
         "recent_chat": [] if row.message else selectors.staff_chat(row.table, 21),
         "deleted_text": ModerationLog.objects.filter(
@@ -114,6 +120,7 @@ def person(request, user_id: int):
         "can_ban_forever": request.user.is_superuser,
         "ban_days": selectors.ban_choices(request.user),
         "can_lift_ban": selectors.may_lift_ban(request.user, target),
+        "staff_details": staff_parts.details_for(target),
     })
 
 

@@ -39,6 +39,7 @@ from apps.core.protocol import (
     SIGNED_OUT_CLOSE_CODE,
     WATCHING_OFF_CLOSE_CODE,
 )
+from apps.moderation import quick_chat
 from apps.moderation import services as moderation
 from apps.moderation.selectors import is_banned
 from apps.tables import services
@@ -363,7 +364,8 @@ class TableSocket(SafeConsumer):
 class TableConsumer(TableSocket):
     presence = True
     handlers = {"sync": "on_sync", "play": "on_play", "pass": "on_pass", "host": "on_host",
-                "ping": "on_ping", "chat": "on_chat", "report": "on_report"}
+                "ping": "on_ping", "chat": "on_chat", "phrase": "on_phrase",
+                "report": "on_report"}
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -424,6 +426,12 @@ class TableConsumer(TableSocket):
             raise Refusal("malformed", _("Write a message first."))
         await self._act(moderation.post_chat, user=self.user, table_id=self.table_id,
                         text=msg["text"])
+
+    async def on_phrase(self, msg: dict) -> None:
+        if not isinstance(msg.get("phrase"), str):
+            raise Refusal("malformed", _("Say which phrase."))
+        await self._act(quick_chat.post_phrase, user=self.user, table_id=self.table_id,
+                        phrase=msg["phrase"])
 
     async def on_report(self, msg: dict) -> None:
         kwargs = {"reason": msg.get("reason"), "note": msg.get("note") or ""}

@@ -3,6 +3,7 @@ from django.urls import path
 
 from . import consumers
 from .observer import ObserverConsumer
+from .tournament import TournamentConsumer
 
 _no_route = consumers.NoRouteConsumer.as_asgi()
 
@@ -34,4 +35,5 @@ websocket_urlpatterns = [
     path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
     path("ws/me/", consumers.MeConsumer.as_asgi()),
     path("ws/observe/<int:table_id>/", ObserverConsumer.as_asgi()),  # staff (moderation)
+    path("ws/tournament/<int:tournament_id>/", TournamentConsumer.as_asgi()),
 ]

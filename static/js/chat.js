@@ -1,6 +1,6 @@
 // The table page's chat box and report buttons. table.js owns the socket: it exposes
 // window.dominoTable = {send(message), onState(callback)} and calls every callback with each
-// state it renders. Protocol: docs/protocol.md ("Chat and reports").
+// state it renders. Protocol: docs/protocol.md ("Chat and reports", "Quick phrases").
 const T = JSON.parse(document.getElementById("chat-strings").textContent);
 const $ = (id) => document.getElementById(id);
 const fmt = (s, params = {}) => s.replace(/%\((\w+)\)s/g, (_m, k) => String(params[k] ?? ""));
@@ -24,7 +24,7 @@ function render(next) {
   const chat = state.chat || [];
   const list = $("chat-list");
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
-  list.replaceChildren(...chat.map((m) => el("li", { "data-id": m.id },
+  list.replaceChildren(...chat.map((m) => el("li", { "data-id": m.id, class: m.phrase ? "phrase-line" : false },
     el("strong", {}, m.name || "?"), ": ", m.text, " ",
     state.you.seat !== null && m.seat !== state.you.seat
       ? el("button", { type: "button", class: "link", title: T.report_message,
@@ -38,6 +38,9 @@ function render(next) {
   $("chat-muted").hidden = !muted;
   $("chat-muted").textContent = muted ? muted.message : "";
   input.placeholder = you.can_chat ? T.placeholder : T.players_only;
+  // Quick phrases: players (muted ones too) and, where the host allows it, watchers.
+  $("phrases").hidden = !you.can_phrase;
+  for (const button of $("phrases").querySelectorAll("button")) button.disabled = !you.can_phrase;
   const seats = $("report-seat");
   seats.replaceChildren(el("option", { value: "" }, T.the_table),
     ...state.seats.filter((s) => !s.empty && !s.bot && s.index !== you.seat)
@@ -64,6 +67,10 @@ function init() {
     if (!text) return;
     api.send({ type: "chat", text });
     $("chat-text").value = "";
+  });
+  $("phrases").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-phrase]");
+    if (button && !button.disabled) api.send({ type: "phrase", phrase: button.dataset.phrase });
   });
   $("report-open").addEventListener("click", () => openReport({}));
   $("report-cancel").addEventListener("click", () => { $("report-form").hidden = true; });

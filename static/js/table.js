@@ -321,6 +321,8 @@ function renderSeats(view, me) {
     if (seat.standin) tags.append(el("span", { class: "badge standin", title: T.standin_help }, T.standin));
     // The club's rating (apps/club/state_part.py): the label is already in the page's language.
     if (seat.rating !== undefined) tags.append(el("span", { class: "badge rating", title: seat.rating_label, "aria-label": seat.rating_label }, seat.rating_provisional ? `${seat.rating}?` : String(seat.rating)));
+    // Fair play (apps/fairplay/parts.py): the share of matches finished, once there are enough.
+    if (typeof seat.fairplay === "number") tags.append(el("span", { class: "badge fairplay", title: seat.fairplay_label, "aria-label": seat.fairplay_label }, `${seat.fairplay}%`));
     if (i === me) tags.append(el("span", { class: "badge you" }, T.you));
     else if (me !== null && seat.team !== null && seat.team !== undefined) {
       // With partners every other seat is on your side or against it: say which.

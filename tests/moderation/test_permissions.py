@@ -8,16 +8,21 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import timedelta
 from urllib.parse import quote
 
 import pytest
 from django.contrib.auth.models import Group
 from django.test import Client
+from django.utils import timezone
 
+from apps.moderation import quick_chat
 from apps.moderation import services as mod
 from apps.moderation.models import Ban, ChatMessage, ModerationLog, Mute, Report
 from apps.tables import services as tables
 from apps.tables.services import ServiceError
+from apps.tournaments import services as tournaments
+from apps.tournaments.models import Tournament
 from tests.socket_client import Socket, db
 
 from .conftest import ROLES, actor_for, make_people
@@ -29,6 +34,11 @@ PLAYERS = {"player", "host"}
 def _chat(ctx):
     return ChatMessage.objects.create(table=ctx["table"], user=ctx["people"]["caio"],
                                       text="hello")
+
+
+def _phrase(ctx):
+    return ChatMessage.objects.create(table=ctx["table"], user=ctx["people"]["caio"],
+                                      text="Good one!", phrase="good_one")
 
 
 def _report(ctx):
@@ -55,6 +65,16 @@ def _lift_ban(c, a):
     return mod.lift_ban(actor=a, user_id=c["people"]["caio"].pk)
 
 
+def _create_tournament(c, a):
+    return tournaments.create_tournament(
+        user=a, name="Copa", preset="partners", players=4, format="swiss",
+        starts_at=timezone.now() + timedelta(hours=1))
+
+
+def _a_tournament(c):
+    return _create_tournament(c, c["people"]["root"])
+
+
 #: action -> (setup, call, roles allowed, the log row's action or None)
 ACTIONS = {
     "post_chat": (None, lambda c, a: mod.post_chat(user=a, table_id=c["table"].pk, text="hi"),
@@ -63,6 +83,16 @@ ACTIONS = {
                                               message_id=c["setup"].pk), PLAYERS, None),
     "host_names_the_table": (None, lambda c, a: tables.rename_table(
         user=a, table_id=c["table"].pk, name="Mesa de Ana"), {"host"}, None),
+    # Quick phrases: the players' (staff hold no seat, nor the page); the host's switch.
+    "post_phrase": (None, lambda c, a: quick_chat.post_phrase(
+        user=a, table_id=c["table"].pk, phrase="good_one"), PLAYERS, None),
+    "host_lets_watchers_phrase": (None, lambda c, a: quick_chat.set_watcher_phrases(
+        user=a, table_id=c["table"].pk, allowed=True), {"host"}, None),
+    "hide_phrase": (_phrase, lambda c, a: mod.hide_message(actor=a, message_id=c["setup"].pk),
+                    STAFF, "hide_message"),
+    "delete_phrase": (_phrase, lambda c, a: mod.delete_message(actor=a,
+                                                               message_id=c["setup"].pk),
+                      STAFF, "delete_message"),
     "hide_message": (_chat, lambda c, a: mod.hide_message(actor=a, message_id=c["setup"].pk),
                      STAFF, "hide_message"),
     "delete_message": (_chat, lambda c, a: mod.delete_message(actor=a,
@@ -94,6 +124,10 @@ ACTIONS = {
     "close_report": (_report, lambda c, a: mod.close_report(actor=a, report_id=c["setup"].pk,
                                                             resolution="warned"),
                      STAFF, "close_report"),
+    # Tournaments (apps.tournaments: rights of its own, granted to the moderator group).
+    "create_tournament": (None, _create_tournament, STAFF, None),
+    "cancel_tournament": (_a_tournament, lambda c, a: tournaments.cancel(
+        user=a, tournament_id=c["setup"].pk), STAFF, None),
 }
 
 
@@ -104,7 +138,8 @@ def _snapshot(table):
             Mute.objects.filter(lifted_at__isnull=True).count(),
             Ban.objects.filter(lifted_at__isnull=True).count(),
             Report.objects.filter(status="open").count(),
-            list(table.seats.values_list("user_id", "leaving")))
+            list(table.seats.values_list("user_id", "leaving")),
+            list(Tournament.objects.order_by("pk").values_list("pk", "state")))
 
 
 @pytest.mark.parametrize("role", ROLES)
@@ -134,9 +169,13 @@ def test_permission_matrix(action, role, people, table):
 
 
 def test_moderator_group_rights(db):
-    codenames = set(Group.objects.get(name="moderator").permissions
+    rights = Group.objects.get(name="moderator").permissions
+    codenames = set(rights.filter(content_type__app_label="moderation")
                     .values_list("codename", flat=True))
     assert codenames == set(mod.MODERATOR_RIGHTS)
+    assert set(rights.filter(content_type__app_label="tournaments")
+               .values_list("codename", flat=True)) == {"create_tournament",
+                                                        "cancel_tournament"}
     assert {"ban_user", "lift_ban", "delete_message"} <= codenames
     assert "ban_user_forever" not in codenames
 

@@ -1,7 +1,7 @@
 """No frame can break a socket: hypothesis throws arbitrary JSON values, near-miss messages,
 strings with lone surrogates, deep nesting, oversized text and byte strings at the real
 consumers (``ws/table/`` as a watcher and as a seated, muted player who is not to move;
-``ws/me/``; ``ws/observe/``).
+``ws/me/``; ``ws/observe/``; ``ws/tournament/``).
 
 Every frame gets an answer, none of them ``internal``, and no socket closes; the table's
 version never changes (none of these people may change it); ``sync`` is still answered with
@@ -31,8 +31,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 FUZZ_FRAMES = int(os.environ.get("FUZZ_FRAMES", "5000"))
 BATCH = 50
-TYPES = ["sync", "play", "pass", "host", "ping", "chat", "report", "", "shuffle", "__init__",
-         "websocket.receive", "table.changed", "user.banned", "dispatch"]
+TYPES = ["sync", "play", "pass", "host", "ping", "chat", "phrase", "report", "", "shuffle",
+         "__init__", "websocket.receive", "table.changed", "user.banned", "dispatch",
+         "tournament.changed", "register"]
 
 #: Code points of every category, lone surrogates (Cs) included: a client's "\\ud800" is valid
 #: JSON that Python reads as one (echoed, it once closed the socket). st.text() leaves them
@@ -124,6 +125,15 @@ class Loop:
         self.loop.close()
 
 
+def _tournament(people):
+    from django.utils import timezone
+
+    from apps.tournaments.services import create_tournament
+
+    return create_tournament(user=people["root"], name="Copa", preset="block", players=2,
+                             format="swiss", starts_at=timezone.now() + timedelta(hours=1))
+
+
 @pytest.fixture
 def sockets(transactional_db):
     from django.utils import timezone
@@ -144,12 +154,15 @@ def sockets(transactional_db):
         "seated": Socket(f"/ws/table/{table.pk}/", seated),
         "me": Socket("/ws/me/", people["outsider"]),
         "observer": Socket(f"/ws/observe/{table.pk}/", people["root"]),
+        "tournament": Socket(f"/ws/tournament/{_tournament(people).pk}/", people["outsider"]),
     }
 
     async def open_all():
         for name, sock in socks.items():
             assert await sock.connect(), name
-            if name != "me":
+            if name == "tournament":
+                assert await sock.recv() == {"type": "changed"}
+            elif name != "me":
                 await sock.state()
     loop.run(open_all())
     counts = dict.fromkeys(socks, 0)
@@ -194,8 +207,9 @@ def test_no_frame_breaks_a_socket(sockets, batch):
             await socks[name].send({"type": "sync"})
             state = await socks[name].state()
             assert state["version"] == before
-        await socks["me"].send({"type": "ping"})
-        assert (await socks["me"].until(lambda m: m["type"] == "pong"))["type"] == "pong"
+        for name in ("me", "tournament"):
+            await socks[name].send({"type": "ping"})
+            assert (await socks[name].until(lambda m: m["type"] == "pong"))["type"] == "pong"
     loop.run(run())
     assert Table.objects.get(pk=table.pk).version == before
 
