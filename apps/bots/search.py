@@ -212,11 +212,29 @@ def solve(w: Round, side: int, fives_before: list[int], alpha: float, beta: floa
     return best
 
 
-def choose(pub: Public, rng: random.Random, level: str) -> int:
-    """Index into ``pub.legal`` of the search bot's move."""
+@dataclass
+class Estimate:
+    """What the search thought of each distinct legal move of a view.
+
+    ``values[k]`` holds, deal by deal, the value for the seat's side of playing
+    ``pub.legal[candidates[k]]``; every candidate saw the same deals in the same order (halving
+    only stops a weak one early), so two candidates compare pairwise over their common prefix.
+    """
+
+    candidates: list[int]
+    values: list[list[float]]
+    chosen: int  #: index into ``candidates`` of the move the bot plays
+
+    def mean(self, k: int) -> float:
+        v = self.values[k]
+        return sum(v) / len(v) if v else 0.0
+
+
+def estimate(pub: Public, rng: random.Random, level: str) -> Estimate:
+    """Every distinct candidate's sampled values at ``level``, and the search's choice."""
     cands = _distinct(pub)
     if len(cands) == 1:
-        return cands[0]
+        return Estimate(cands, [[]], 0)
     budget = BUDGETS[level]
     side = pub.side(pub.seat)
     fives_before = list(pub.base.fives)
@@ -227,6 +245,7 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
     if exact:
         deals = budget.exact_deals
     play_out = rollout_blocking if budget.blocking else rollout
+    values: list[list[float]] = [[] for _ in cands]
 
     def run(active: list[int], count: int) -> None:
         for _ in range(count):
@@ -237,12 +256,11 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
                 w = world.copy()
                 w.play(*pub.legal[cands[k]])
                 if exact:
-                    totals[k] += solve(w, side, fives_before, float("-inf"), float("inf"))
+                    values[k].append(solve(w, side, fives_before, float("-inf"), float("inf")))
                 else:
                     play_out(w, random.Random(seed))
-                    totals[k] += side_value(w, side, fives_before)
+                    values[k].append(side_value(w, side, fives_before))
 
-    totals = [0.0] * len(cands)
     active = list(range(len(cands)))
     if not budget.halving:
         run(active, deals)
@@ -255,7 +273,13 @@ def choose(pub: Public, rng: random.Random, level: str) -> int:
             run(active, max(deals // 4, per_round // len(active)))
             if len(active) <= 2:
                 break
-            active.sort(key=lambda k: -totals[k])
+            active.sort(key=lambda k: -sum(values[k]))
             active = active[:(len(active) + 1) // 2]
-    best = max(active, key=lambda k: totals[k])
-    return cands[best]
+    best = max(active, key=lambda k: sum(values[k]))
+    return Estimate(cands, values, best)
+
+
+def choose(pub: Public, rng: random.Random, level: str) -> int:
+    """Index into ``pub.legal`` of the search bot's move."""
+    est = estimate(pub, rng, level)
+    return est.candidates[est.chosen]
