@@ -230,12 +230,13 @@ class Estimate:
         return sum(v) / len(v) if v else 0.0
 
 
-def estimate(pub: Public, rng: random.Random, level: str) -> Estimate:
-    """Every distinct candidate's sampled values at ``level``, and the search's choice."""
+def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
+    """Every distinct candidate's sampled values at ``level`` (a level's name or a budget of
+    one's own, e.g. a review's), and the search's choice."""
     cands = _distinct(pub)
     if len(cands) == 1:
         return Estimate(cands, [[]], 0)
-    budget = BUDGETS[level]
+    budget = BUDGETS[level] if isinstance(level, str) else level
     side = pub.side(pub.seat)
     fives_before = list(pub.base.fives)
     deals = max(budget.min_deals, budget.playouts // len(cands))
