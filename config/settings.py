@@ -120,7 +120,12 @@ REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 #: Prefix of the site's keys and pub/sub channels in Redis (pub/sub channels are not scoped
 #: by database number: two sites sharing a Redis need two prefixes).
 REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "domino")
-CHANNEL_LAYERS = channel_layers(REDIS_URL, prefix=REDIS_KEY_PREFIX)
+#: Redis has three roles, each on REDIS_URL unless given its own server (docs/capacity.md):
+#: the channel layer (the sockets' doorbells), the state (the tables' snapshots and timers),
+#: and Celery's broker (CELERY_BROKER_URL). The cache stays on REDIS_URL.
+REDIS_LAYER_URL = os.environ.get("REDIS_LAYER_URL") or REDIS_URL
+REDIS_STATE_URL = os.environ.get("REDIS_STATE_URL") or REDIS_URL
+CHANNEL_LAYERS = channel_layers(REDIS_LAYER_URL, prefix=REDIS_KEY_PREFIX)
 # The cache holds the rate limiters' counters (wrong invite codes): in Redis, so that every
 # web process counts against the same limit. Tests point it at local memory (tests/conftest.py).
 CACHES = cache_settings(REDIS_URL, prefix=REDIS_KEY_PREFIX)

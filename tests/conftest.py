@@ -40,10 +40,10 @@ def _point_settings_at_redis(url: str) -> None:
     from channels.layers import channel_layers as layer_manager
     from django.conf import settings
 
-    from apps.core import snapshots
+    from apps.core import doorbell, snapshots
     from config.celery import app as celery_app
 
-    settings.REDIS_URL = url
+    settings.REDIS_URL = settings.REDIS_LAYER_URL = settings.REDIS_STATE_URL = url
     settings.CHANNEL_LAYERS = channel_layers(url, prefix=settings.REDIS_KEY_PREFIX)
     settings.CELERY_BROKER_URL = redis_urls(url)["celery"]
     settings.CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker_options(url)
@@ -51,6 +51,7 @@ def _point_settings_at_redis(url: str) -> None:
     celery_app.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
     layer_manager.backends = {}  # forget layers built from the old settings
     snapshots._client = None  # and the snapshot client
+    doorbell._client = None
     _use_local_memory_cache()
 
 

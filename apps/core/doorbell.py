@@ -31,28 +31,76 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def publish_state(table_id: int, snapshot: dict) -> None:
-    """After a commit: keep the version's snapshot, then ring the table's doorbell."""
-    snapshots.store(table_id, snapshot)
-    table_changed(table_id, snapshot["version"])
+def publish_state(table_id: int, snapshot: dict, *, also=None) -> None:
+    """After a commit: keep the version's snapshot, then ring the table's doorbell, in one
+    round trip when the state and the layer share a Redis (two otherwise, the store first:
+    a socket reads the snapshot when it hears the bell). ``also(pipe)`` queues more of the
+    state Redis's commands in the same trip (the table's timer); never raises."""
+    version = snapshot["version"]
+    pipe = snapshots.client().pipeline(transaction=False)
+    snapshots.store(table_id, snapshot, pipe=pipe)
+    if also is not None:
+        also(pipe)
+    shared = client() is snapshots.client()
+    if shared:
+        table_changed(table_id, version, pipe=pipe)
+    try:
+        results = pipe.execute(raise_on_error=False)
+    except Exception:
+        log.warning("could not store and ring table %s v%s", table_id, version, exc_info=True)
+        return
+    snapshots.stored(table_id, snapshot, results[0])
+    for result in results[1:]:
+        if isinstance(result, Exception):
+            log.warning("after table %s v%s: %s", table_id, version, result)
+    if not shared:
+        table_changed(table_id, version)
 
 
-def table_changed(table_id: int, version: int) -> None:
-    send_to_group(table_group(table_id), {"type": "table.changed", "version": version})
+def table_changed(table_id: int, version: int, *, pipe=None) -> None:
+    send_to_group(table_group(table_id), {"type": "table.changed", "version": version},
+                  pipe=pipe)
 
 
 def user_notified(user_id: int, event: dict) -> None:
     send_to_group(user_group(user_id), {"type": "user.notified", "event": event})
 
 
-def send_to_group(group: str, message: dict) -> None:
+def send_to_group(group: str, message: dict, *, pipe=None) -> None:
     """Publish ``message`` to every socket in ``group``, at most once; never raises (the
     layer is a doorbell: a socket that misses one is brought up to date by the next, by its
-    client's ping, or by its web process's heartbeat)."""
+    client's ping, or by its web process's heartbeat). With ``pipe`` it is only queued."""
+    if pipe is not None:
+        pipe.publish(*_ring_message(group, message))
+        return
     try:
-        snapshots.client().publish(_group_channel(group), _serializer().serialize(message))
+        client().publish(*_ring_message(group, message))
     except Exception:
         log.warning("could not ring %s", group, exc_info=True)
+
+
+def _ring_message(group: str, message: dict) -> tuple[str, bytes]:
+    return _group_channel(group), _serializer().serialize(message)
+
+
+_client = None
+
+
+def client():
+    """The process's synchronous client of the channel layer's Redis: the state's own client
+    when both roles share a server (one pool, and one round trip after each change)."""
+    global _client
+    if _client is None:
+        if settings.REDIS_LAYER_URL == settings.REDIS_STATE_URL:
+            _client = snapshots.client()
+        else:
+            import redis
+
+            from config.env import redis_client_options, redis_urls
+
+            url = redis_urls(settings.REDIS_LAYER_URL)["redis"]
+            _client = redis.Redis.from_url(url, **redis_client_options(url))
+    return _client
 
 
 def _layer_config() -> dict:

@@ -54,7 +54,7 @@ def client():
     if _client is None:
         import redis
 
-        url = redis_urls(settings.REDIS_URL)["redis"]
+        url = redis_urls(settings.REDIS_STATE_URL)["redis"]
         _client = redis.Redis.from_url(url, **redis_client_options(url))
         _store_script = _client.register_script(_STORE)
     return _client
@@ -89,18 +89,38 @@ def load_version(table_id: int, code: str, version: int) -> dict | None:
     return load(table_id, code)
 
 
-def store(table_id: int, snap: dict) -> bool:
+def store(table_id: int, snap: dict, *, pipe=None) -> bool:
     """Keep ``snap`` unless Redis already has this version or a newer one. Never raises: a
     snapshot not stored is built again by its first reader. Called after the commit of the
-    change it shows, never before: a rolled-back version is never remembered."""
+    change it shows, never before: a rolled-back version is never remembered.
+
+    With ``pipe`` (a pipeline on :func:`client`, run with ``raise_on_error=False``) the store is
+    only queued there, by the script's digest: redis-py's own pipelined scripts ask Redis
+    whether the script exists on every run, a round trip more. Its caller hands the result
+    to :func:`stored`, which loads the script when a restarted Redis lost it."""
     _remember(table_id, snap)
     try:
         client()
-        return bool(_store_script(keys=[key(table_id, snap["table"]["code"])],
-                                  args=[snap["version"], encode(snap), ttl_seconds()]))
+        keys, args = [key(table_id, snap["table"]["code"])], [snap["version"], encode(snap),
+                                                              ttl_seconds()]
+        if pipe is not None:
+            pipe.evalsha(_store_script.sha, len(keys), *keys, *args)
+            return True
+        return bool(_store_script(keys=keys, args=args))
     except Exception:
         log.warning("could not store the snapshot of table %s", table_id, exc_info=True)
         return False
+
+
+def stored(table_id: int, snap: dict, result) -> None:
+    """The answer to a pipelined :func:`store`: a Redis that lost the script (restarted) gets
+    it again, and the snapshot is stored then."""
+    import redis
+
+    if isinstance(result, redis.exceptions.NoScriptError):
+        store(table_id, snap)
+    elif isinstance(result, Exception):
+        log.warning("could not store the snapshot of table %s: %s", table_id, result)
 
 
 def load(table_id: int, code: str) -> dict | None:

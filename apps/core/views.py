@@ -26,17 +26,20 @@ def check_database() -> bool:
 
 
 def check_redis() -> bool:
-    """Ping the Redis behind the channel layer and the Celery broker."""
+    """Ping every Redis the site uses (its roles may each have a server: settings'
+    REDIS_LAYER_URL and REDIS_STATE_URL beside REDIS_URL)."""
+    urls = dict.fromkeys((settings.REDIS_URL, settings.REDIS_LAYER_URL,
+                          settings.REDIS_STATE_URL))
     try:
-        client = redis.Redis.from_url(
-            redis_urls(settings.REDIS_URL)["redis"],
-            socket_connect_timeout=2,
-            socket_timeout=2,
-        )
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
+        for url in urls:
+            client = redis.Redis.from_url(redis_urls(url)["redis"], socket_connect_timeout=2,
+                                          socket_timeout=2)
+            try:
+                if not client.ping():
+                    return False
+            finally:
+                client.close()
+        return True
     except Exception:
         logger.exception("healthz: redis check failed")
         return False

@@ -245,7 +245,7 @@ class Hub:
         if self._redis is None:
             import redis.asyncio
 
-            url = redis_urls(settings.REDIS_URL)["redis"]
+            url = redis_urls(settings.REDIS_STATE_URL)["redis"]
             # A burst of doorbells (hundreds of tables) must queue for a connection, not fail
             # with "Too many connections" and fall back to rebuilding the state from the
             # database, which is what made a 400-table overload worse.

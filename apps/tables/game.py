@@ -74,11 +74,17 @@ def round_id(match: Match) -> int:
     return match.position["round_id"]
 
 
+def position_of(match: Match, engine: EngineMatch, rnd_id: int) -> dict:
+    """The engine's position to keep beside the moves (set on ``match``; the caller writes
+    it in the transaction that wrote them)."""
+    match.position = {"round_id": rnd_id, "engine": engine.to_state()}
+    return match.position
+
+
 def save_position(match: Match, engine: EngineMatch, rnd_id: int) -> None:
     """Keep the engine's position beside the moves; call it in the transaction that wrote
     them."""
-    match.position = {"round_id": rnd_id, "engine": engine.to_state()}
-    rows.update(Match, match.pk, position=match.position)
+    rows.update(Match, match.pk, position=position_of(match, engine, rnd_id))
 
 
 def deal_round(match: Match, engine: EngineMatch, seat_users: list[int | None]) -> Round:

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from apps.core import wire
 
-from .models import Match, Seat, Table
+from .models import Match, Move, Seat, Table, TableEvent
 
 
 def _connection():
@@ -219,11 +219,15 @@ def seats_with_people(table_id: int) -> list[Seat]:
     """The table's seats by index, each with its person and their profile cached, as
     ``select_related("user__profile")`` leaves them, except that a profile does not point back
     at its person (see below)."""
+    return _seats_from(_fetch(_seats_query().sql, [table_id]))
+
+
+def _seats_from(rows: list[tuple]) -> list[Seat]:
     query = _seats_query()
     a = len(query.seat)
     b = a + len(query.user)
     seats = []
-    for row in _fetch(query.sql, [table_id]):
+    for row in rows:
         seat = query.seat.make(row[:a])
         user = None
         if seat.user_id is not None:
@@ -265,9 +269,9 @@ def _prepared(model: type[Model], values: dict[str, Any]) -> tuple[list[str], li
     return columns, params
 
 
-def insert(model: type[Model], **values: Any) -> None:
-    """INSERT one row of ``model``: the fields given, every other one at its default (the
-    primary key from the database). No signals are sent: these models have no receivers."""
+def _row(model: type[Model], values: dict[str, Any]) -> dict[str, Any]:
+    """Every column of a new row of ``model``: the fields given, every other one at its
+    default (the primary key from the database)."""
     row: dict[str, Any] = {}
     for field in model._meta.concrete_fields:
         if field.primary_key:
@@ -284,7 +288,13 @@ def insert(model: type[Model], **values: Any) -> None:
             row[field.attname] = field.get_default()
     if values:
         raise TypeError(f"{model.__name__} has no field {', '.join(values)}")
-    columns, params = _prepared(model, row)
+    return row
+
+
+def insert(model: type[Model], **values: Any) -> None:
+    """INSERT one row of ``model``: the fields given, every other one at its default (the
+    primary key from the database). No signals are sent: these models have no receivers."""
+    columns, params = _prepared(model, _row(model, values))
     sql = (f"INSERT INTO {_table_name(model)} ({', '.join(columns)}) "
            f"VALUES ({', '.join(['%s'] * len(params))})")
     with _cursor() as cursor:
@@ -306,3 +316,78 @@ def update(model: type[Model], pk: int, *, where: dict[str, Any] | None = None,
     with _cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+# -- a move's reads and writes, each in one round trip ------------------------------------------
+
+def locked_for_move(table_id: int) -> tuple[Table | None, list[Seat], Match | None]:
+    """The table's row locked, its seats with their people and its current match: what every
+    move reads. On PostgreSQL the three go in one round trip (psycopg's pipeline: sent at once,
+    run in that order, so the seats and the match are read after the lock is held)."""
+    conn = _connection()
+    query = _seats_query()
+    statements = [(_locked_table_sql(), [table_id]), (query.sql, [table_id]),
+                  (_current_match_sql(), [table_id])]
+    if conn.vendor == "postgresql":
+        # The cursors first: making the first one runs the connection's health check, which
+        # must not run inside the pipeline.
+        cursors = [_cursor() for _statement in statements]
+        try:
+            with conn.wrap_database_errors, conn.connection.pipeline():
+                for cursor, (sql, params) in zip(cursors, statements, strict=True):
+                    cursor.execute(sql, params)
+            results = [cursor.fetchall() for cursor in cursors]
+        finally:
+            for cursor in cursors:
+                cursor.close()
+    else:
+        results = [_fetch(sql, params) for sql, params in statements]
+    table_rows, seat_rows, match_rows = results
+    if not table_rows:
+        return None, [], None
+    match = _shape(Match, "m").make(match_rows[0]) if match_rows else None
+    return _shape(Table, "t").make(table_rows[0]), _seats_from(seat_rows), match
+
+
+def write_version(table_id: int, *, old: int, table: dict[str, Any], event: dict[str, Any],
+                  moves: list[dict[str, Any]], position: tuple[int, dict] | None) -> bool:
+    """A version's writes: the table's row moved from version ``old`` (only if it is still
+    there), the moves made since the lock, the version's events and the engine's position.
+    False, and nothing written, when the table had moved on. On PostgreSQL one statement (a
+    WITH of data-modifying statements, each conditioned on the table's UPDATE), where the ORM
+    took four round trips."""
+    if _connection().vendor != "postgresql":
+        if update(Table, table_id, where={"version": old}, **table) != 1:
+            return False
+        for move in moves:
+            insert(Move, **move)
+        insert(TableEvent, **event)
+        if position is not None:
+            update(Match, position[0], position=position[1])
+        return True
+    sql, params = _version_statement(table_id, old, table, event, moves, position)
+    return _fetch(sql, params)[0][0] == 1
+
+
+def _version_statement(table_id: int, old: int, table: dict[str, Any], event: dict[str, Any],
+                       moves: list[dict[str, Any]], position: tuple[int, dict] | None
+                       ) -> tuple[str, list[Any]]:
+    q = _quote
+    columns, params = _prepared(Table, table)
+    parts = [f"v AS (UPDATE {_table_name(Table)} SET {', '.join(c + ' = %s' for c in columns)} "
+             f"WHERE {q('id')} = %s AND {q('version')} = %s RETURNING {q('id')})"]
+    params += [table_id, old]
+    for k, values in enumerate([*moves, event]):
+        model = Move if k < len(moves) else TableEvent
+        row_columns, row_params = _prepared(model, _row(model, dict(values)))
+        # INSERT ... SELECT ... FROM v: written only where the table's UPDATE was; the
+        # parameters take their types from the columns they go to.
+        parts.append(f"w{k} AS (INSERT INTO {_table_name(model)} ({', '.join(row_columns)}) "
+                     f"SELECT {', '.join(['%s'] * len(row_params))} FROM v)")
+        params += row_params
+    if position is not None:
+        match_columns, match_params = _prepared(Match, {"position": position[1]})
+        parts.append(f"p AS (UPDATE {_table_name(Match)} SET {match_columns[0]} = %s "
+                     f"WHERE {q('id')} = %s AND EXISTS (SELECT 1 FROM v))")
+        params += [*match_params, position[0]]
+    return f"WITH {', '.join(parts)} SELECT count(*) FROM v", params

@@ -23,13 +23,14 @@ log = logging.getLogger(__name__)
 
 
 def schedule_deadline(table_id: int, position: tuple[int, int] | None,
-                      deadline: datetime, *, actor: str | None = None) -> None:
+                      deadline: datetime, *, actor: str | None = None, pipe=None) -> None:
     """``actor`` "bot" is a slow bot's turn: when due it goes to the ``bots`` queue and thinks
-    before it locks the table (``services.act_on_deadline``)."""
+    before it locks the table (``services.act_on_deadline``). ``pipe``: queued on a pipeline
+    of the state's Redis (the caller runs it, and logs its failure)."""
     round_number, ply = position if position is not None else (None, None)
     try:
         timers.set_timer(table_id, deadline, round_number=round_number, ply=ply,
-                         slow_bot=actor == "bot")
+                         slow_bot=actor == "bot", pipe=pipe)
     except OUTAGES as err:  # Redis is away: the sweep will act when the deadline comes
         warn(log, f"no timer for table {table_id}; the sweep will act", err)
 

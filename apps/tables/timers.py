@@ -50,16 +50,22 @@ def _ms(moment: datetime) -> int:
 
 
 def set_timer(table_id: int, due: datetime, *, round_number: int | None, ply: int | None,
-              slow_bot: bool = False) -> None:
+              slow_bot: bool = False, pipe=None) -> None:
     """The table acts by itself at ``due`` (replacing any timer it had). Raises when Redis is
-    away: the caller logs it, and the sweep acts instead."""
+    away: the caller logs it, and the sweep acts instead. With ``pipe`` (a pipeline on the
+    state's client) it is only queued there.
+
+    The position is written before the time: a dispatcher taking the table's old timer in
+    between finds the new position, which is not due yet, and changes nothing."""
     zset, positions = _keys()
     position = f"{'' if round_number is None else round_number}:" \
                f"{'' if ply is None else ply}:{int(slow_bot)}"
-    pipe = snapshots.client().pipeline(transaction=True)
-    pipe.zadd(zset, {str(table_id): _ms(due)})
+    own = pipe is None
+    pipe = snapshots.client().pipeline(transaction=False) if own else pipe
     pipe.hset(positions, str(table_id), position)
-    pipe.execute()
+    pipe.zadd(zset, {str(table_id): _ms(due)})
+    if own:
+        pipe.execute()
 
 
 def pop_due(now: datetime, limit: int = 100) -> list[tuple[int, int | None, int | None, bool]]:

@@ -37,7 +37,8 @@ def lose_doorbells(monkeypatch) -> list[int]:
     from apps.core import doorbell as notify
 
     lost: list[int] = []
-    monkeypatch.setattr(notify, "table_changed", lambda table_id, version: lost.append(version))
+    monkeypatch.setattr(notify, "table_changed",
+                        lambda table_id, version, **kwargs: lost.append(version))
     return lost
 
 

@@ -147,3 +147,53 @@ def test_prepared_reads_count_as_queries_and_keep_the_time_zone(playing):
     assert "FOR UPDATE" in seen.captured_queries[0]["sql"]
     assert table.created_at == Table.objects.get(pk=playing.pk).created_at
     assert table.created_at.utcoffset() == timedelta(0)
+
+
+def test_a_moves_reads_come_together_as_their_own_statements_give_them(playing):
+    """``locked_for_move``: the locked row, the seats with their people and the current match,
+    in one round trip on PostgreSQL, the same as the three statements read them."""
+    with transaction.atomic():
+        table, seats, match = rows.locked_for_move(playing.pk)
+        alone = rows.locked_table(playing.pk), rows.seats_with_people(playing.pk)
+    assert fields_of(table) == fields_of(alone[0])
+    assert [fields_of(s) for s in seats] == [fields_of(s) for s in alone[1]]
+    assert [fields_of(s.user) for s in seats] == [fields_of(s.user) for s in alone[1]]
+    assert fields_of(match) == fields_of(rows.current_match(playing.pk))
+    with transaction.atomic():
+        assert rows.locked_for_move(10**9) == (None, [], None)
+
+
+def test_a_versions_writes_go_together_or_not_at_all(playing):
+    """``write_version``: the table moved to the next version, the moves, the version's events
+    and the engine's position, all of them only when the table is still at ``old``."""
+    table, match = Table.objects.get(pk=playing.pk), Match.objects.get(table=playing)
+    rnd = match.rounds.get(number=0)
+    now = timezone.now()
+    move = {"round_id": rnd.pk, "ply": 0, "seat": 0, "tile": "6-6", "end": "", "is_pass": False,
+            "by": "player", "user_id": table.host_id, "due_at": None, "created_at": now}
+    passed = dict(move, ply=1, seat=1, tile="", is_pass=True, by="table", user_id=None)
+    event = {"table_id": table.pk, "version": table.version + 1, "events": [{"kind": "move"}],
+             "created_at": now}
+    position = {"round_id": rnd.pk, "engine": {"marker": "ñ"}}
+    fields = {"version": table.version + 1, "updated_at": now, "turn_started_at": now,
+              "turn_deadline": now + timedelta(seconds=45)}
+    counts = (Move.objects.count(), TableEvent.objects.count())
+    with transaction.atomic():
+        assert rows.write_version(table.pk, old=table.version - 1, table=fields, event=event,
+                                  moves=[move, passed], position=(match.pk, position)) is False
+    assert (Move.objects.count(), TableEvent.objects.count()) == counts
+    assert Table.objects.get(pk=table.pk).version == table.version
+    assert Match.objects.get(pk=match.pk).position != position
+    with transaction.atomic():
+        assert rows.write_version(table.pk, old=table.version, table=fields, event=event,
+                                  moves=[move, passed], position=(match.pk, position)) is True
+    written = list(Move.objects.filter(round=rnd).order_by("ply").values_list(
+        "ply", "seat", "tile", "is_pass", "by", "user_id"))
+    assert written == [(0, 0, "6-6", False, "player", table.host_id),
+                       (1, 1, "", True, "table", None)]
+    assert TableEvent.objects.get(table=table, version=table.version + 1).events == [
+        {"kind": "move"}]
+    again = Table.objects.get(pk=table.pk)
+    assert (again.version, again.turn_deadline) == (table.version + 1, fields["turn_deadline"])
+    assert Match.objects.get(pk=match.pk).position == position
+

@@ -34,7 +34,6 @@ from ..models import (
     Match,
     Seat,
     Table,
-    TableEvent,
 )
 from .clock import _arm_clock
 
@@ -62,10 +61,21 @@ class Outcome:
     actor: str | None = None
 
 
-def lock_table(table_id: int) -> Table:
+def lock_table(table_id: int, *, for_move: bool = False) -> Table:
+    """The table's row, locked until the transaction ends.
+
+    ``for_move``: a move's call, which changes the seats only through the objects
+    :func:`_seats` returns, reads the seats and the current match with the lock, in one round
+    trip. Other calls read them when first needed, after changing rows of their own.
+    """
     # The host's and pauser's names, which the snapshot needs, come with the seats when they
     # sit there (``state._seated``); only otherwise are they read.
-    table = rows.locked_table(table_id)
+    if for_move:
+        table, seats, match = rows.locked_for_move(table_id)
+        if table is not None:
+            table._seat_list, table._locked_match = seats, match
+    else:
+        table = rows.locked_table(table_id)
     if table is None:
         raise ServiceError(_("This table does not exist."), code="no_table")
     return table
@@ -86,23 +96,24 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     if engine is None and table.state == Table.State.PLAYING:
         match = rows.current_match(table.pk)
         engine = game.restore(match)
-    position, actor = _arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
+    deadline_for, actor = _arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
     old = table.version
-    changed = rows.update(Table, table.pk, where={"version": old}, version=old + 1,
-                          updated_at=now, turn_started_at=table.turn_started_at,
-                          turn_deadline=table.turn_deadline)
-    if changed != 1:
+    position = (match.pk, game.position_of(match, engine, game.round_id(match))) if moved \
+        else None
+    written = rows.write_version(
+        table.pk, old=old,
+        table={"version": old + 1, "updated_at": now, "turn_started_at": table.turn_started_at,
+               "turn_deadline": table.turn_deadline},
+        event={"table_id": table.pk, "version": old + 1, "events": events, "created_at": now},
+        moves=table.__dict__.pop("_pending_moves", []), position=position)
+    if not written:
         raise StaleMove()
     table.version = old + 1
-    rows.insert(TableEvent, table_id=table.pk, version=table.version, events=events,
-                created_at=now)
-    if moved:
-        game.save_position(match, engine, game.round_id(match))
     previous = snapshots.load_version(table.pk, table.code, old)
     snapshot = state.build(table, engine=engine, match=match, seats=seats, previous=previous,
                            events=events)
-    outcome = Outcome(table.pk, table.version, events, table.turn_deadline, position, snapshot,
-                      actor)
+    outcome = Outcome(table.pk, table.version, events, table.turn_deadline, deadline_for,
+                      snapshot, actor)
     transaction.on_commit(lambda: _ring(outcome))
     return outcome
 
@@ -110,10 +121,13 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
 def _ring(outcome: Outcome) -> None:
     """After the commit: the snapshot and the doorbell, the next timer, then what the apps
     above do with the version's events (``hooks.on_committed``)."""
-    doorbell.publish_state(outcome.table_id, outcome.snapshot)
-    if outcome.deadline is not None:
+    def timer(pipe) -> None:
         scheduling.schedule_deadline(outcome.table_id, outcome.position, outcome.deadline,
-                                     actor=outcome.actor)
+                                     actor=outcome.actor, pipe=pipe)
+
+    # One round trip: the snapshot, the timer and the doorbell (docs/performance.md).
+    doorbell.publish_state(outcome.table_id, outcome.snapshot,
+                           also=timer if outcome.deadline is not None else None)
     hooks.committed(table_id=outcome.table_id, version=outcome.version, events=outcome.events)
 
 
@@ -188,7 +202,7 @@ def _playing(table: Table) -> tuple[Match, EngineMatch]:
     require_open(table)
     if table.state != Table.State.PLAYING:
         raise ServiceError(_("The match has not started."), code="not_started")
-    match = rows.current_match(table.pk)
+    match = table.__dict__.get("_locked_match") or rows.current_match(table.pk)
     return match, game.restore(match)
 
 

@@ -38,7 +38,7 @@ def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | N
               end: str | None = None, is_pass: bool = False) -> Outcome:
     """A seated player's play or pass, sent for round ``round_number`` at move ``ply``."""
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = lock_table(table_id, for_move=True)
         seat = _seat_of(table, user)
         if seat.played_by_bot:
             raise ServiceError(_("A bot is playing your hand until the round ends."),
@@ -65,7 +65,7 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
     now = now or timezone.now()
     choice = _bot_choice(table_id, round_number, ply, now) if think_first else None
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = lock_table(table_id, for_move=True)
         if table.state != Table.State.PLAYING or table.paused or table.turn_deadline is None:
             raise NotDue()
         if table.turn_deadline - DUE_TOLERANCE > now:
@@ -176,7 +176,7 @@ def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None
     if not (auto_pass and table_id):
         return None
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = lock_table(table_id, for_move=True)
         if table.state != Table.State.PLAYING or table.paused:
             return None
         match, engine = _playing(table)
@@ -193,7 +193,7 @@ def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None
 def _play_for(user, table_id: int) -> Outcome | None:
     """The table's move for ``user`` when it is their turn at ``table_id`` (else nothing)."""
     with transaction.atomic():
-        table = lock_table(table_id)
+        table = lock_table(table_id, for_move=True)
         if table.state != Table.State.PLAYING or table.paused:
             return None
         match, engine = _playing(table)

@@ -12,7 +12,7 @@ from apps.rules.engine import PASS_MOVE, move_dict
 from apps.rules.engine import Match as EngineMatch
 from apps.rules.view import side_dict
 
-from .. import game, hooks, rows
+from .. import game, hooks
 from ..models import (
     Connection,
     Match,
@@ -51,10 +51,12 @@ def _record(table: Table, engine: EngineMatch, match: Match, move: tuple[int, in
     seat, ply = rnd.turn, len(rnd.history)
     written = {**move_dict(seat, *move), "at": record_time(now), "by": by}
     engine.play(*move, written=written)
-    rows.insert(Move, round_id=game.round_id(match), ply=ply, seat=seat,
-                tile=written.get("play", ""), end=written.get("end", ""),
-                is_pass=bool(written.get("pass")), by=by, user_id=user.pk if user else None,
-                due_at=due_at, created_at=now)
+    # Written with the version's other rows by ``base._bump``, in its one statement: every
+    # call that records a move ends in a bump, in the same transaction.
+    table.__dict__.setdefault("_pending_moves", []).append(dict(
+        round_id=game.round_id(match), ply=ply, seat=seat, tile=written.get("play", ""),
+        end=written.get("end", ""), is_pass=bool(written.get("pass")), by=by,
+        user_id=user.pk if user else None, due_at=due_at, created_at=now))
     events.append({"kind": "move", "ply": ply, **written})
     if rnd.result is not None:
         _settle(table, match, engine, events, now=now)
