@@ -1,5 +1,6 @@
-"""Quiet sockets stay open: four players' sockets, held silent for 60 s over the README's run
-command, none closes; a move made afterwards reaches all of them.
+"""Quiet sockets stay open: four players' sockets, held silent for 35 s (past every 5 s and
+30 s timeout of Redis, the layer and Daphne's pings) over the README's run command, none
+closes; a move made afterwards reaches all of them.
 
 The trap (shared/notes/stack.md): redis-py 8's 5 s default socket_timeout equalled the channel
 layer's blocking read, so a socket that sent and got nothing was closed with 1011 every 5 s.
@@ -18,7 +19,7 @@ from ..live import Client, seed_site
 
 pytestmark = pytest.mark.slow
 
-QUIET_SECONDS = float(os.environ.get("QUIET_SECONDS", "60"))
+QUIET_SECONDS = float(os.environ.get("QUIET_SECONDS", "35"))
 
 
 def _real_redis() -> str | None:

@@ -20,8 +20,8 @@ from ..conftest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.timeout(420)]
 
-COMMAND = ["-m", "tools.soak", "--hours", "2", "--tables", "8", "--quiet", "25",
-           "--burst", "30", "--seed", "7"]
+COMMAND = ["-m", "tools.soak", "--hours", "2", "--tables", "6", "--quiet", "22",
+           "--burst", "24", "--seed", "7"]
 
 
 def test_a_short_day_at_the_club_passes_every_check():
