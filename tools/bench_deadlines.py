@@ -35,10 +35,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--turn-seconds", type=int, default=5)
     parser.add_argument("--concurrency", type=int, default=2,
                         help="worker processes (prefork) or threads")
-    parser.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"])
+    # The site's own pool by default (apps.core.processes.worker), so the figure is the site's.
+    parser.add_argument("--pool", default="threads", choices=["prefork", "threads", "solo"])
     parser.add_argument("--bots", type=int, default=0, choices=[0, 1, 2, 3],
                         help="bot seats per table (medium bots thinking one turn time)")
     parser.add_argument("--keep", action="store_true", help="keep the bench tables")
+    parser.add_argument("--web-ms", type=float, default=None,
+                        help="one web move's CPU ms (the load test's 'web' figure) to compare "
+                             "the worker's CPU per automatic move with")
     return parser.parse_args(argv)
 
 
@@ -56,7 +60,9 @@ def run(args: argparse.Namespace) -> None:
         steady_from = timezone.now()
         print(f"{len(tables)} tables started in {time.monotonic() - began:.0f} s;"
               f" measuring the next {args.seconds} s", flush=True)
+        meter = CpuMeter(worker.pid, beat.pid)
         time.sleep(args.seconds)
+        meter.stop()
     finally:
         stopped = timezone.now()
         for proc in (beat, worker):
@@ -66,7 +72,8 @@ def run(args: argparse.Namespace) -> None:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    report(tables, steady_from, stopped)
+    automatic = report(tables, steady_from, stopped)
+    meter.report(automatic, web_ms=args.web_ms)
     if not args.keep:
         delete_tables()
 
@@ -86,7 +93,53 @@ def start_celery(concurrency: int, pool: str):
     return worker, beat
 
 
-def report(tables: list[int], steady_from, stopped) -> None:
+class CpuMeter:
+    """CPU of the worker (with a prefork pool's children), beat, the database's backends and
+    Redis while the bench measures, so that one automatic move's cost can be set beside one
+    web move's (the load test's figure): CPU per move does not swing with the machine's mood
+    the way lateness does."""
+
+    def __init__(self, worker_pid: int, beat_pid: int) -> None:
+        from django.conf import settings
+
+        self.database = settings.DATABASES["default"]["NAME"]
+        self.redis_url = settings.REDIS_URL
+        pids = {"worker": [worker_pid, *procs.children(worker_pid)], "beat": [beat_pid],
+                "postgres": procs.postgres_backends(self.database)}
+        self.window = procs.CpuWindow()
+        self.window.reapers["worker"] = worker_pid
+        postmaster = procs.parent_pid(pids["postgres"][0]) if pids["postgres"] else None
+        if postmaster is not None:
+            self.window.reapers["postgres"] = postmaster
+        _pid, self.redis0 = procs.redis_cpu(self.redis_url)
+        self.began = time.monotonic()
+        self.window.begin(pids)
+        self.worker_pid = worker_pid
+
+    def stop(self) -> None:
+        self.cpu = self.window.end({"postgres": procs.postgres_backends(self.database),
+                                    "worker": procs.children(self.worker_pid)})
+        self.wall = time.monotonic() - self.began
+        _pid, redis1 = procs.redis_cpu(self.redis_url)
+        if self.redis0 is not None and redis1 is not None:
+            self.cpu["redis"] = {"cpu": (redis1 - self.redis0) / self.wall}
+
+    def report(self, moves: int, *, web_ms: float | None) -> None:
+        if not moves:
+            return
+        per_move = {name: part["cpu"] * self.wall * 1000 / moves
+                    for name, part in self.cpu.items()}
+        worker = per_move.get("worker", 0.0)
+        parts = ", ".join(f"{name} {ms:.2f}" for name, ms in per_move.items())
+        print(f"CPU ms per automatic move: worker {worker:.2f}; all {sum(per_move.values()):.2f}"
+              f" ({parts}); machine loop {procs.loop_seconds():.2f} s")
+        if web_ms:
+            print(f"worker per automatic move / web per move ({web_ms:.2f} ms): "
+                  f"{worker / web_ms:.2f}x")
+
+
+def report(tables: list[int], steady_from, stopped) -> int:
+    """Prints lateness and correctness; returns the automatic moves counted."""
     from datetime import timedelta
 
     from django.db.models import Count
@@ -101,7 +154,7 @@ def report(tables: list[int], steady_from, stopped) -> None:
                   for m in moves.only("created_at", "due_at"))
     if not late:
         print("no automatic move was made: is Redis reachable?")
-        return
+        return 0
     duplicates = (Move.objects.filter(round__match__table__in=tables)
                   .values("round_id", "ply").annotate(n=Count("id")).filter(n__gt=1).count())
     gaps = 0
@@ -122,6 +175,7 @@ def report(tables: list[int], steady_from, stopped) -> None:
           f"p99 {pct(0.99):.0f} ms, max {late[-1]:.0f} ms\n"
           f"turns acted on twice: {duplicates}; rounds with a skipped ply: {gaps}; "
           f"deadlines missed: {missed}")
+    return len(late)
 
 
 def open_tables(count: int, *, turn_seconds: int, bots: int = 0,

@@ -253,6 +253,8 @@ class Phase:
     log_errors: dict = field(default_factory=dict)
     log_examples: list[str] = field(default_factory=list)
     cpu: dict = field(default_factory=dict)
+    #: Cores used by each Redis server during the window, by the roles it serves.
+    redis_roles: dict = field(default_factory=dict)
     machine: float = 0.0
     behind: list = field(default_factory=list)
 
@@ -404,7 +406,8 @@ class LoadTest:
             postmaster = procs.parent_pid(pids["postgres"][0]) if pids["postgres"] else None
             if postmaster is not None:
                 window.reapers["postgres"] = postmaster
-            redis_pid, redis0 = procs.redis_cpu(self.env["REDIS_URL"])
+            servers = redis_servers(self.env)
+            redis0 = {role: procs.redis_cpu(url) for role, url in servers.items()}
             window.begin(pids)
             t0 = timezone.now()
             for worker in workers:
@@ -419,10 +422,17 @@ class LoadTest:
             t1 = timezone.now()
             phase.cpu = window.end({"postgres": procs.postgres_backends(database)})
             phase.machine = window.machine
-            _pid, redis1 = procs.redis_cpu(self.env["REDIS_URL"])
-            if redis0 is not None and redis1 is not None:
-                phase.cpu["redis"] = {"cpu": (redis1 - redis0) / (t1 - t0).total_seconds(),
-                                      "rss_mb": procs.rss_mb(redis_pid) or 0.0}
+            seconds = (t1 - t0).total_seconds()
+            for role, url in servers.items():
+                (redis_pid, before), (_pid, after) = redis0[role], procs.redis_cpu(url)
+                if before is None or after is None:
+                    continue
+                part = {"cpu": (after - before) / seconds,
+                        "rss_mb": procs.rss_mb(redis_pid) or 0.0}
+                phase.redis_roles[role] = part["cpu"]
+                total = phase.cpu.setdefault("redis", {"cpu": 0.0, "rss_mb": 0.0})
+                total["cpu"] += part["cpu"]
+                total["rss_mb"] += part["rss_mb"]
             time.sleep(DRAIN_SECONDS)
             versions = self.versions(tables) if kind == "product" else {}
             for worker in workers:
@@ -490,6 +500,22 @@ def fmt_cpu(phase: Phase) -> str:
     return ", ".join(parts) + f"; machine {phase.machine * 100:.0f}% of 2 cores"
 
 
+def redis_servers(env: dict[str, str]) -> dict[str, str]:
+    """One URL per Redis server the site uses, named by the roles it serves (the settings
+    REDIS_LAYER_URL, REDIS_STATE_URL and CELERY_BROKER_URL may put a role on a server of its
+    own; docs/capacity.md), so each server's CPU is read once and told apart."""
+    base = env["REDIS_URL"]
+    roles = {"cache": base, "broker": env.get("CELERY_BROKER_URL") or base,
+             "layer": env.get("REDIS_LAYER_URL") or base,
+             "state": env.get("REDIS_STATE_URL") or base}
+    servers: dict[str, tuple[str, list[str]]] = {}
+    for role, url in roles.items():
+        parts = urlsplit(url)
+        key = parts.path if parts.scheme == "unix" else f"{parts.hostname}:{parts.port or 6379}"
+        servers.setdefault(key, (url, []))[1].append(role)
+    return {"+".join(names): url for url, names in servers.values()}
+
+
 def print_phase(phase: Phase) -> None:
     db = f"{phase.moves_per_s:.1f}" if phase.db_moves is not None else "-"
     print(f"{phase.tables:>5} {phase.kind:<7} moves/s {db:>6} (clients saw "
@@ -503,6 +529,10 @@ def print_phase(phase: Phase) -> None:
     print(f"      cpu/rss: {fmt_cpu(phase)}", flush=True)
     parts = ", ".join(f"{name} {phase.ms_per_move(name):.2f}" for name in phase.server_parts())
     print(f"      CPU ms per move: all {phase.ms_per_move():.2f} ({parts})", flush=True)
+    if len(phase.redis_roles) > 1 and phase.moves_per_s:
+        roles = ", ".join(f"{role} {cores / phase.moves_per_s * 1000:.3f}"
+                          for role, cores in phase.redis_roles.items())
+        print(f"      Redis CPU ms per move by server: {roles}", flush=True)
     extra = []
     if phase.errors:
         extra.append(f"error frames {phase.errors}")

@@ -351,6 +351,15 @@ def parent_pid(pid: int) -> int | None:
     return None if fields is None else int(fields[1])
 
 
+def children(pid: int) -> list[int]:
+    """Pids of the living processes whose parent is ``pid`` (a prefork worker's pool)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and parent_pid(int(name)) == pid:
+            found.append(int(name))
+    return found
+
+
 def rss_mb(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/status") as fh:

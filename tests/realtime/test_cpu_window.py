@@ -38,3 +38,25 @@ def test_without_a_reaper_an_ended_process_counts_nothing():
     window.begin({"kids": [child.pid]})
     child.wait()
     assert window.end()["kids"]["cpu"] == 0.0
+
+
+def test_each_redis_server_is_read_once_and_named_by_its_roles():
+    from tools.loadtest import redis_servers
+
+    shared = {"REDIS_URL": "redis://127.0.0.1:6379/0"}
+    assert redis_servers(shared) == {"cache+broker+layer+state": "redis://127.0.0.1:6379/0"}
+    # Another database number on the same server is the same server (and the same CPU).
+    split = {"REDIS_URL": "redis://127.0.0.1:6379/0", "REDIS_LAYER_URL": "redis://127.0.0.1:6391/0",
+             "REDIS_STATE_URL": "redis://127.0.0.1:6379/4", "CELERY_BROKER_URL": "redis://h:6392/1"}
+    assert redis_servers(split) == {"cache+state": "redis://127.0.0.1:6379/0",
+                                    "broker": "redis://h:6392/1",
+                                    "layer": "redis://127.0.0.1:6391/0"}
+
+
+def test_children_lists_a_prefork_pool():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        assert child.pid in procs.children(os.getpid())
+    finally:
+        child.kill()
+        child.wait()
