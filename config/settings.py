@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "apps.club",
     "apps.fairplay",
     "apps.tournaments",
+    "apps.reviews",
     "axes",
     "csp",
 ]
@@ -166,6 +167,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     "tournaments-tick": {"task": "apps.tournaments.tasks.tick",
                          "schedule": float(os.environ.get("TOURNAMENT_TICK_SECONDS") or 5),
                          "options": {"expires": 10}},
+    # Match reviews whose worker went away are started again (apps.reviews.tasks).
+    "reviews-restart-stalled": {"task": "apps.reviews.tasks.restart_stalled", "schedule": 60.0,
+                                "options": {"expires": 60}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------
@@ -192,6 +196,15 @@ QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)
 TOURNAMENT_MEMBER_LEVEL = int(os.environ.get("TOURNAMENT_MEMBER_LEVEL") or 0) or None
 TOURNAMENT_NO_SHOW_SECONDS = float(os.environ.get("TOURNAMENT_NO_SHOW_SECONDS") or 120)
 TOURNAMENT_ROUND_BREAK_SECONDS = float(os.environ.get("TOURNAMENT_ROUND_BREAK_SECONDS") or 30)
+# Match reviews (docs/review.md, "On the site"): matches a person may have reviewed in an hour
+# (one somebody already asked for costs nothing); deals per candidate move (the CLI's --deals;
+# unset: apps.bots.review's own budget, tests set a small one); a queued or running review that
+# has not moved for this long is started again; how many reviews the site computes at once (the
+# worker's threads also play the slow bots' turns).
+REVIEWS_PER_HOUR = int(os.environ.get("REVIEWS_PER_HOUR") or 5)
+REVIEW_DEALS = int(os.environ.get("REVIEW_DEALS") or 0) or None
+REVIEW_STALL_SECONDS = float(os.environ.get("REVIEW_STALL_SECONDS") or 120)
+REVIEWS_AT_ONCE = int(os.environ.get("REVIEWS_AT_ONCE") or 1)
 #: Threads a web process gives its sockets' database calls. Django's default for
 #: database_sync_to_async is one thread per process, which queued every socket behind every
 #: other; SQLite writes one at a time anyway.

@@ -18,6 +18,7 @@ urlpatterns = [
     path("friends/", include("apps.friends.urls")),
     path("", include("apps.moderation.table_urls")),
     path("tournaments/", include("apps.tournaments.urls")),
+    path("", include("apps.reviews.urls")),
 ]
 
 handler500 = "apps.core.views.server_error"

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class ReviewsConfig(AppConfig):
+    """The master bot's review of a finished match, on its replay page (``docs/review.md``)."""
+
+    name = "apps.reviews"
+    verbose_name = _("Match reviews")
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,56 @@
+"""One review per finished match: every seat's moves judged by the master bot
+(``apps.bots.review``), shared by everyone who played the match, computed once in the
+background."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from apps.tables.models import Match
+
+
+class MatchReview(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("waiting for its turn")
+        RUNNING = "running", _("being reviewed")
+        DONE = "done", _("reviewed")
+        FAILED = "failed", _("failed")
+
+    #: The match goes, its review goes (a practice table is deleted with all its matches).
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="review")
+    #: Who asked first (the hourly limit counts these); a deleted guest leaves the review to
+    #: the others who played.
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    #: Moves judged so far and in all (``apps.bots.review.count_moves``): the page's bar.
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    #: ``review_record``'s output, exactly as ``python -m apps.bots.review`` prints it.
+    result = models.JSONField(null=True, blank=True)
+    seed = models.IntegerField(default=0)
+    #: Each (re)start of the work: a run that finds a newer attempt on the row stops.
+    attempt = models.PositiveIntegerField(default=1)
+    #: Written by the running task as it goes (and by a queued one while it waits its turn):
+    #: a queued or running review that has not moved for ``REVIEW_STALL_SECONDS`` is started
+    #: again (``services.restart_stalled``).
+    heartbeat_at = models.DateTimeField()
+    #: Why the last attempt failed (an exception's name; the logs hold the rest).
+    error = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["requested_by", "created_at"],
+                                name="review_requested_recently"),
+                   models.Index(fields=["status", "heartbeat_at"], name="review_stalled")]
+
+    def __str__(self) -> str:
+        return f"review of {self.match} ({self.status}, {self.done}/{self.total})"
+
+    @property
+    def active(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

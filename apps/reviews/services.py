@@ -1,0 +1,162 @@
+"""Asking for a match's review, and starting again the ones whose worker went away.
+
+One review per match, of every seat: the match is finished and its replay already shows every
+hand to those who played it, so all of them read the same review. The first person to ask pays
+for it against their hourly limit (``REVIEWS_PER_HOUR``); asking for a review that exists costs
+nothing and returns it. The work is a task on the worker's ``bots`` queue
+(``apps.reviews.tasks.run_review``), sent after the commit.
+
+A worker that restarts loses the task it was running (tasks are acknowledged when received).
+Such a review stops moving: its ``heartbeat_at``, written with every few moves judged (and while
+a queued review waits its turn), grows old. Two paths start it again with a new ``attempt``:
+beat's ``restart_stalled`` every minute, for any review quiet for ``REVIEW_STALL_SECONDS``; and
+asking for it again, at once. A run that was only slow, not dead, meets the newer attempt on the
+row at its next write and stops (``running.Superseded``), so one attempt's result is stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from apps.bots.review import count_moves
+from apps.core.errors import ServiceError
+from apps.tables import selectors as tables
+from apps.tables.models import Match, Table
+from apps.tables.scheduling import BOTS_QUEUE
+
+from .models import MatchReview
+
+log = logging.getLogger(__name__)
+
+#: The task's name (``apps.reviews.tasks``), sent by name as the tables send theirs.
+RUN_REVIEW = "apps.reviews.tasks.run_review"
+#: How far back the hourly limit counts.
+WINDOW = timedelta(hours=1)
+
+
+def stall_limit() -> timedelta:
+    return timedelta(seconds=settings.REVIEW_STALL_SECONDS)
+
+
+def may_review(match: Match | None, user) -> bool:
+    """Whether ``user`` sat at ``match`` (in any round that counts) and it is finished: the
+    people a review is for, and the only ones who may see it."""
+    return (match is not None and match.finished_at is not None
+            and tables.played_match(match, user))
+
+
+def reviewable_match(table: Table, number: int, user) -> Match | None:
+    """Match ``number`` of ``table`` when ``user`` may replay it and played it; else None."""
+    match = tables.replayable_match(table, number, user)
+    return match if may_review(match, user) else None
+
+
+def request_review(*, user, table: Table, match: Match) -> MatchReview:
+    """The review of ``match``: the stored one, the one under way, or a new one queued.
+
+    Refused (``ServiceError``, nothing changed) when ``user`` did not play the finished match
+    (``not_player``), or when they asked for ``REVIEWS_PER_HOUR`` new reviews in the last hour
+    (``rate_limited``). A failed review, or one whose worker went away, starts again at no
+    cost."""
+    if match.table_id != table.pk or not may_review(match, user):
+        raise ServiceError(_("Only the people who played this match can have it reviewed."),
+                           code="not_player")
+    with transaction.atomic():
+        review = MatchReview.objects.select_for_update().filter(match=match).first()
+        if review is not None:
+            if _needs_restart(review):
+                _restart(review)
+            return review
+        # The person's row, locked: two tabs asking at once count against one limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        _check_limit(user)
+        record = tables.finished_record(table, match.number)
+        try:
+            with transaction.atomic():
+                review = MatchReview.objects.create(
+                    match=match, requested_by=user, total=count_moves(record),
+                    heartbeat_at=timezone.now())
+        except IntegrityError:  # another player asked for it at the same moment
+            return MatchReview.objects.get(match=match)
+        _send_after_commit(review)
+    return review
+
+
+def _check_limit(user) -> None:
+    limit = settings.REVIEWS_PER_HOUR
+    since = timezone.now() - WINDOW
+    recent = list(MatchReview.objects.filter(requested_by=user, created_at__gte=since)
+                  .order_by("created_at").values_list("created_at", flat=True))
+    if len(recent) < limit:
+        return
+    # The oldest of the last ``limit`` leaves the window first.
+    free_at = recent[-limit] + WINDOW
+    minutes = max(1, -(-int((free_at - timezone.now()).total_seconds()) // 60))
+    raise ServiceError(
+        ngettext("You can have %(limit)s match reviewed an hour. You can ask for another "
+                 "review in %(minutes)s minutes.",
+                 "You can have %(limit)s matches reviewed an hour. You can ask for another "
+                 "review in %(minutes)s minutes.", limit) % {"limit": limit, "minutes": minutes},
+        code="rate_limited")
+
+
+def _needs_restart(review: MatchReview) -> bool:
+    if review.status == MatchReview.Status.FAILED:
+        return True
+    return review.active and review.heartbeat_at < timezone.now() - stall_limit()
+
+
+def _restart(review: MatchReview) -> None:
+    """A new attempt of ``review`` (the caller holds its row's lock); sent after the commit."""
+    review.attempt += 1
+    review.status = MatchReview.Status.QUEUED
+    review.done = 0
+    review.error = ""
+    review.heartbeat_at = timezone.now()
+    review.save(update_fields=["attempt", "status", "done", "error", "heartbeat_at"])
+    _send_after_commit(review)
+
+
+def _send_after_commit(review: MatchReview) -> None:
+    pk, attempt = review.pk, review.attempt
+    transaction.on_commit(lambda: send(pk, attempt))
+
+
+def send(review_id: int, attempt: int, *, countdown: float | None = None) -> None:
+    """The task that computes attempt ``attempt`` of the review, on the ``bots`` queue. The
+    broker being away loses nothing: the review stalls, and is started again."""
+    try:
+        current_app.send_task(RUN_REVIEW, (review_id, attempt), queue=BOTS_QUEUE,
+                              countdown=countdown)
+    except Exception:  # noqa: BLE001 (the broker is away: restart_stalled will send it)
+        log.exception("could not send review %s; it starts again once stalled", review_id)
+
+
+def restart_stalled(*, now=None) -> int:
+    """Start again every queued or running review that has not moved for
+    ``REVIEW_STALL_SECONDS`` (its worker went away, or its task was never sent)."""
+    now = now or timezone.now()
+    cutoff = now - stall_limit()
+    stalled = MatchReview.objects.filter(
+        status__in=[MatchReview.Status.QUEUED, MatchReview.Status.RUNNING],
+        heartbeat_at__lt=cutoff)
+    restarted = 0
+    for pk in list(stalled.values_list("pk", flat=True)[:100]):
+        with transaction.atomic():
+            review = MatchReview.objects.select_for_update().filter(pk=pk).first()
+            if review is None or not _needs_restart(review):
+                continue  # it moved, or finished, since the query
+            log.warning("review %s stalled at %s/%s (attempt %s): starting it again",
+                        pk, review.done, review.total, review.attempt)
+            _restart(review)
+            restarted += 1
+    return restarted

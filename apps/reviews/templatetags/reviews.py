@@ -1,0 +1,61 @@
+"""``{% match_review %}``: on the replay page, the review's part, for the people who played the
+match (nothing for anyone else): the button, the bar, and what ``static/js/review.js`` draws."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.translation import gettext as _
+
+from apps.reviews import selectors, services
+
+register = template.Library()
+
+
+@register.inclusion_tag("reviews/_panel.html", takes_context=True)
+def match_review(context) -> dict:
+    table, match = context["table"], context["match"]
+    user = context["request"].user
+    if not services.may_review(match, user):
+        return {"show": False}
+    seats = [s.index(user.pk) if user.pk in s else None for s in selectors.seat_users(match)]
+    return {
+        "show": True, "table": table, "match": match,
+        "csrf_token": context.get("csrf_token"),
+        "mine": {"seats": seats, "sides": selectors.sides_of(match, user)},
+        "strings": strings(),
+    }
+
+
+def strings() -> dict:
+    """Every word review.js shows, in the page's language."""
+    return {
+        "ask": _("Review my moves"),
+        "asking": _("Asking for the review…"),
+        "again": _("Review again"),
+        "unreachable": _("The review could not be reached; trying again…"),
+        "agrees": _("The bot agrees."),
+        "forced": _("The only move there was."),
+        "close": _("A good move: %(points)s points behind the bot's choice."),
+        "inaccuracy": _("Inaccuracy: %(points)s points given up (%(sure)s sure)."),
+        "mistake": _("Mistake: %(points)s points given up (%(sure)s sure)."),
+        "mark_inaccuracy": _("inaccuracy"),
+        "mark_mistake": _("mistake"),
+        "bot_plays": _("The bot plays %(tile)s on the %(number)s."),
+        "bot_opens": _("The bot opens with %(tile)s."),
+        "bot_passes": _("The bot passes."),
+        "verdict_of": _("Move %(n)s, %(name)s: %(verdict)s"),
+        "verdict_none": _("Step through the moves to read each one's verdict."),
+        "not_judged": _("This move was not judged."),
+        "your_side": _("your side"),
+        "chart_title": _("Expected points for %(side)s through round %(n)s"),
+        "chart_about": _("Each point is a move: what the side could still expect from the "
+                         "round (its points to come minus the others'). Costly moves are "
+                         "marked: ? a mistake, ?! an inaccuracy; hollow marks are the other "
+                         "sides' moves."),
+        "chart_move": _("Move %(n)s"),
+        "summary_title": _("Round %(n)s in words"),
+        "costly_title": _("Costly moves of round %(n)s"),
+        "no_costly": _("No costly move in this round."),
+        "costly_line": _("Move %(n)s, %(name)s played %(tile)s: %(mark)s, %(points)s points."),
+        "passed": _("a pass"),
+    }
