@@ -145,6 +145,8 @@ function render() {
   const atEnd = r === rounds.length - 1 && over;
   $("replay-last").disabled = $("replay-next").disabled = atEnd;
   $("replay-next-round").disabled = r === rounds.length - 1;
+  // The review (review.js) marks the moves drawn here and says the current one's verdict.
+  document.dispatchEvent(new CustomEvent("replay:render", { detail: { round: r, ply } }));
 }
 
 function go(k, p) {
@@ -169,6 +171,8 @@ $("replay-prev").addEventListener("click", previous);
 $("replay-next").addEventListener("click", next);
 $("replay-next-round").addEventListener("click", () => go(r + 1, 0));
 $("replay-last").addEventListener("click", () => go(rounds.length - 1, movesOf(rounds.length - 1).length));
+// Another part of the page (the review's chart and lists) moves the replay to a move.
+document.addEventListener("replay:go", (e) => go(e.detail.round, e.detail.ply));
 $("replay-moves").addEventListener("click", (e) => {
   const button = e.target.closest("button[data-ply]");
   if (button) go(r, Number(button.dataset.ply));

@@ -1,0 +1,299 @@
+// The review of a finished match on its replay page (apps/reviews): ask for it, follow its bar
+// (the status JSON, polled about once a second), then mark every move of the replay's list with
+// its verdict, say the current move's verdict as the replay steps, and draw the round's expected
+// points for the reader's side (an inline SVG) beside the same facts as text.
+
+import { esc, fmt, tileWords as wordsOf } from "./board.js";
+
+const $ = (id) => document.getElementById(id);
+const panel = $("review");
+const T = JSON.parse($("review-strings").textContent);
+const MINE = JSON.parse($("review-mine").textContent);
+const R = JSON.parse($("replay-data").textContent);
+const N = JSON.parse($("replay-strings").textContent).numbers;
+const lang = document.documentElement.lang || "en";
+const pointsFmt = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const percentFmt = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 });
+const POLL_MS = 1000;
+
+let review = null;   // the status JSON: status, done, total, message, and once done result, words
+let byIndex = [];    // per round: Map(index in the record's round -> the move's verdict)
+let where = { round: 0, ply: 0 };
+let drawnRound = null;
+let pollTimer = null;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (value !== false && value != null) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child != null && child !== "") node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+const tileWords = (t) => wordsOf(t, N);
+const points = (v) => pointsFmt.format(v);
+const seatName = (seat, k) => (R.seats[k] && R.seats[k][seat]) || "";
+const sideOf = (seat) => (R.partners ? seat % 2 : seat);
+const mySide = (k) => MINE.sides[k] ?? 0;
+
+function sideName(k) {
+  const side = mySide(k);
+  const seats = R.seats[k].map((_n, i) => i).filter((i) => sideOf(i) === side);
+  return seats.length ? seats.map((i) => seatName(i, k)).join(" & ") : T.your_side;
+}
+
+// -- words for one verdict -----------------------------------------------------------------
+
+function same(a, b) {
+  return Boolean(a.pass) === Boolean(b.pass) && a.play === b.play && (a.end || "") === (b.end || "");
+}
+
+function botWords(entry, k) {
+  const best = entry.best;
+  if (best.pass) return T.bot_passes;
+  const before = R.steps[k][entry.index];
+  const ends = before ? before.ends || {} : {};
+  if (!best.end || ends[best.end] === undefined) return fmt(T.bot_opens, { tile: tileWords(best.play) });
+  return fmt(T.bot_plays, { tile: tileWords(best.play), number: N[ends[best.end]] });
+}
+
+function markWords(entry) {
+  if (entry.forced) return T.forced;
+  if (same(entry.played, entry.best)) return T.agrees;
+  const params = { points: points(entry.loss), sure: percentFmt.format(entry.sure) };
+  if (entry.mark === "mistake") return fmt(T.mistake, params);
+  if (entry.mark === "inaccuracy") return fmt(T.inaccuracy, params);
+  return fmt(T.close, params);
+}
+
+function reasonsOf(entry, k) {
+  return (review.words && review.words.moves[`${k}:${entry.index}`]) || [];
+}
+
+function verdictWords(entry, k) {
+  const parts = [markWords(entry)];
+  if (!entry.forced && !same(entry.played, entry.best)) parts.push(botWords(entry, k));
+  parts.push(...reasonsOf(entry, k));
+  return parts.join(" ");
+}
+
+function symbol(entry) {
+  if (entry.forced) return "·";
+  if (entry.mark === "mistake") return "?";
+  if (entry.mark === "inaccuracy") return "?!";
+  return "✓";
+}
+
+// -- the replay's move list and the current move ---------------------------------------------
+
+function decorateMoves() {
+  const k = where.round;
+  const verdicts = byIndex[k];
+  const items = $("replay-moves").children;
+  for (let i = 0; i < items.length; i += 1) {
+    const li = items[i];
+    const move = R.record.rounds[k].moves[i];
+    li.classList.toggle("mine", move && move.seat === MINE.seats[k]);
+    if (!verdicts || li.querySelector(".verdict")) continue;
+    const entry = verdicts.get(i);
+    if (!entry) continue;
+    const kind = entry.forced ? "forced" : entry.mark || (same(entry.played, entry.best) ? "agrees" : "close");
+    li.dataset.verdict = kind;
+    const shown = entry.mark ? `${symbol(entry)} −${points(entry.loss)}` : symbol(entry);
+    li.append(" ", el("span", { class: `verdict ${kind}` },
+      el("span", { "aria-hidden": "true" }, shown),
+      el("span", { class: "visually-hidden" }, markWords(entry))));
+    if (!entry.forced && !same(entry.played, entry.best)) {
+      li.append(el("span", { class: "bot-choice" }, botWords(entry, k)));
+    }
+  }
+}
+
+function showVerdict() {
+  const k = where.round;
+  const line = $("review-verdict");
+  const i = where.ply - 1;
+  const entry = byIndex[k] && i >= 0 ? byIndex[k].get(i) : null;
+  line.className = `review-verdict ${entry ? entry.mark || "" : ""}`;
+  if (i < 0) { line.textContent = T.verdict_none; return; }
+  const move = R.record.rounds[k].moves[i];
+  line.textContent = fmt(T.verdict_of, { n: i + 1, name: seatName(move.seat, k),
+    verdict: entry ? verdictWords(entry, k) : T.not_judged });
+}
+
+// -- the chart: the round's expected points for the reader's side ---------------------------
+
+function chartSvg(k) {
+  const moves = (review.result.rounds[k] || { moves: [] }).moves;
+  const side = mySide(k);
+  const box = $("review-chart");
+  const width = Math.max(260, box.clientWidth || 320);
+  const height = width < 420 ? 150 : 190;
+  const pad = { left: 40, right: 12, top: 12, bottom: 24 };
+  const count = R.record.rounds[k].moves.length;
+  const values = moves.map((m) => m.expected_for[side]);
+  const top = Math.max(5, ...values.map(Math.abs));
+  const x = (i) => pad.left + (count > 1 ? (i * (width - pad.left - pad.right)) / (count - 1) : 0);
+  const y = (v) => pad.top + ((top - v) * (height - pad.top - pad.bottom)) / (2 * top);
+  const line = moves.map((m) => `${x(m.index).toFixed(1)},${y(m.expected_for[side]).toFixed(1)}`).join(" ");
+  const parts = [
+    `<line class="axis" x1="${pad.left}" y1="${y(0)}" x2="${width - pad.right}" y2="${y(0)}"/>`,
+    `<text class="tick" x="${pad.left - 6}" y="${y(top) + 4}" text-anchor="end">+${esc(points(top))}</text>`,
+    `<text class="tick" x="${pad.left - 6}" y="${y(0) + 4}" text-anchor="end">0</text>`,
+    `<text class="tick" x="${pad.left - 6}" y="${y(-top) + 4}" text-anchor="end">−${esc(points(top))}</text>`,
+    `<text class="tick" x="${x(0)}" y="${height - 6}" text-anchor="start">${esc(fmt(T.chart_move, { n: 1 }))}</text>`,
+    `<text class="tick" x="${x(count - 1)}" y="${height - 6}" text-anchor="end">${esc(fmt(T.chart_move, { n: count }))}</text>`,
+    `<line class="now" id="review-now" x1="0" y1="${pad.top}" x2="0" y2="${height - pad.bottom}" visibility="hidden"/>`,
+    `<polyline class="expected" points="${line}"/>`,
+  ];
+  for (const m of moves) {
+    if (!m.mark) continue;
+    const ours = sideOf(m.seat) === side;
+    const label = `${fmt(T.chart_move, { n: m.index + 1 })}, ${seatName(m.seat, k)}: ${markWords(m)}`;
+    parts.push(`<circle class="mark ${m.mark}${ours ? " ours" : ""}" data-index="${m.index}" cx="${x(m.index).toFixed(1)}" cy="${y(m.expected_for[side]).toFixed(1)}" r="${m.mark === "mistake" ? 6 : 4.5}"><title>${esc(label)}</title></circle>`);
+  }
+  box.innerHTML = `<svg class="review-svg" role="img" aria-labelledby="review-chart-title" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join("")}</svg>`;
+  box.dataset.round = k;
+  box.dataset.x = JSON.stringify(Array.from({ length: count }, (_v, i) => Number(x(i).toFixed(1))));
+}
+
+function moveNowLine() {
+  const now = $("review-now");
+  if (!now) return;
+  const xs = JSON.parse($("review-chart").dataset.x || "[]");
+  const i = where.ply - 1;
+  if (i < 0 || i >= xs.length) { now.setAttribute("visibility", "hidden"); return; }
+  now.setAttribute("x1", xs[i]);
+  now.setAttribute("x2", xs[i]);
+  now.setAttribute("visibility", "visible");
+}
+
+// -- the round in words ----------------------------------------------------------------------
+
+function drawRound() {
+  const k = where.round;
+  drawnRound = k;
+  $("review-chart-title").textContent = fmt(T.chart_title, { side: sideName(k), n: k + 1 });
+  $("review-chart-about").textContent = T.chart_about;
+  chartSvg(k);
+  $("review-summary-title").textContent = fmt(T.summary_title, { n: k + 1 });
+  const sentences = (review.words.summary[String(k)]) || {};
+  const seats = Object.keys(sentences).map(Number)
+    .sort((a, b) => (b === MINE.seats[k]) - (a === MINE.seats[k]) || a - b);
+  $("review-summary").replaceChildren(...seats.map((seat) => el("li",
+    { class: seat === MINE.seats[k] ? "mine" : "", "data-seat": seat }, sentences[String(seat)].join(" "))));
+  $("review-costly-title").textContent = fmt(T.costly_title, { n: k + 1 });
+  const costly = [...(byIndex[k] || new Map()).values()].filter((m) => m.mark);
+  $("review-costly").replaceChildren(...(costly.length ? costly.map((m) => {
+    const played = m.played.pass ? T.passed : tileWords(m.played.play);
+    const label = fmt(T.costly_line, { n: m.index + 1, name: seatName(m.seat, k), tile: played,
+      mark: m.mark === "mistake" ? T.mark_mistake : T.mark_inaccuracy, points: points(m.loss) });
+    return el("li", { class: `${m.mark}${m.seat === MINE.seats[k] ? " mine" : ""}`, "data-index": m.index },
+      el("button", { type: "button", class: "link", "data-round": k, "data-ply": m.index + 1 }, label),
+      el("span", { class: "bot-choice" }, `${botWords(m, k)} ${reasonsOf(m, k).join(" ")}`));
+  }) : [el("li", { class: "none" }, T.no_costly)]));
+}
+
+function renderReview() {
+  if (!review || review.status !== "done" || !review.result) return;
+  if (drawnRound !== where.round) drawRound();
+  decorateMoves();
+  showVerdict();
+  moveNowLine();
+}
+
+// -- asking, and following the bar ----------------------------------------------------------
+
+function show(data) {
+  review = data;
+  const status = data.status;
+  const working = status === "queued" || status === "running";
+  $("review-form").hidden = working || status === "done";
+  $("review-ask").textContent = status === "failed" ? T.again : T.ask;
+  $("review-progress").hidden = !working && status !== "done";
+  const bar = $("review-bar");
+  bar.max = Math.max(1, data.total);
+  bar.value = status === "done" ? bar.max : data.done;
+  $("review-progress-text").textContent = data.message || "";
+  panel.dataset.state = status;
+  $("review-error").hidden = status !== "failed";
+  $("review-error").textContent = status === "failed" ? data.message : "";
+  if (status === "done" && data.result) {
+    byIndex = data.result.rounds.map((rnd) => new Map(rnd.moves.map((m) => [m.index, m])));
+    $("review-body").hidden = false;
+    drawnRound = null;
+    renderReview();
+  }
+  clearTimeout(pollTimer);
+  if (working) pollTimer = setTimeout(poll, POLL_MS);
+}
+
+async function poll() {
+  try {
+    const response = await fetch(panel.dataset.statusUrl, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    if (!response.ok) throw new Error(String(response.status));
+    show(await response.json());
+  } catch {
+    $("review-progress-text").textContent = T.unreachable;
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(poll, 3 * POLL_MS);
+  }
+}
+
+$("review-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const form = e.currentTarget;
+  const button = $("review-ask");
+  button.disabled = true;
+  $("review-error").hidden = true;
+  $("review-progress").hidden = false;
+  $("review-progress-text").textContent = T.asking;
+  try {
+    const response = await fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin" });
+    const data = await response.json();
+    if (!data.ok) {
+      $("review-progress").hidden = true;
+      $("review-error").textContent = data.message;
+      $("review-error").hidden = false;
+    } else {
+      show(data);
+    }
+  } catch {
+    $("review-progress").hidden = true;
+    $("review-error").textContent = T.unreachable;
+    $("review-error").hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("review-costly").addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-ply]");
+  if (!button) return;
+  document.dispatchEvent(new CustomEvent("replay:go",
+    { detail: { round: Number(button.dataset.round), ply: Number(button.dataset.ply) } }));
+});
+
+$("review-chart").addEventListener("click", (e) => {
+  const mark = e.target.closest("circle[data-index]");
+  if (!mark) return;
+  document.dispatchEvent(new CustomEvent("replay:go",
+    { detail: { round: where.round, ply: Number(mark.dataset.index) + 1 } }));
+});
+
+document.addEventListener("replay:render", (e) => {
+  where = e.detail;
+  renderReview();
+});
+
+let resizeTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => { drawnRound = null; renderReview(); }, 150);
+});
+
+poll();
