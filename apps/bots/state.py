@@ -28,7 +28,7 @@ class Public:
     """The public table plus the seat's own hand, read once from a view."""
 
     __slots__ = ("view", "rules", "seat", "n", "hand", "legal", "unknown", "counts",
-                 "boneyard_count", "void", "base")
+                 "boneyard_count", "void", "base", "_plan")
 
     def __init__(self, view: dict) -> None:
         self.view = view
@@ -50,6 +50,7 @@ class Public:
         for s, numbers in view["passed_on"].items():
             for v in numbers:
                 self.void[int(s)] |= 1 << v
+        self._plan = None
         self._build_base()
 
     def _build_base(self) -> None:
@@ -57,6 +58,23 @@ class Public:
         hands[self.seat] = list(self.hand)
         # No boneyard: the base round is for looking at the line, never for drawing.
         self.base = Round.from_view(self.view, hands, [])
+
+    def _make_plan(self, others: list[int]) -> tuple[list[list[tuple[int, list[int]]]], list[int]]:
+        """The unknown tiles some seat may not hold, grouped by how many places may take them
+        (fewest first), and the tiles any place may take."""
+        n = self.n
+        void = self.void
+        by_size: dict[int, list[tuple[int, list[int]]]] = {}
+        free = []
+        for t in self.unknown:
+            mask = (1 << HI[t]) | (1 << LO[t])
+            seats = [s for s in others if not void[s] & mask]
+            if len(seats) == len(others):
+                free.append(t)
+                continue
+            seats.append(n)
+            by_size.setdefault(len(seats), []).append((t, seats))
+        return [by_size[k] for k in sorted(by_size)], free
 
     def side(self, seat: int) -> int:
         return self.rules.side_of(seat)
@@ -76,40 +94,53 @@ class Public:
         it, which is close to uniform over consistent deals and never needs many retries.
         """
         others = [s for s in range(self.n) if s != self.seat]
-        void = self.void
-        allowed: list[tuple[int, list[int]]] = []
-        for t in self.unknown:
-            mask = (1 << HI[t]) | (1 << LO[t])
-            seats = [s for s in others if not void[s] & mask]
-            seats.append(BONEYARD)
-            allowed.append((t, seats))
+        plan = self._plan
+        if plan is None:
+            plan = self._plan = self._make_plan(others)
+        groups, free = plan
+        n = self.n
+        rand = rng.random
         for _attempt in range(30):
-            room = {s: self.counts[s] for s in others}
-            room[BONEYARD] = self.boneyard_count
-            order = allowed[:]
-            rng.shuffle(order)
-            order.sort(key=lambda item: len(item[1]))
-            hands: list[list[int]] = [[] for _ in range(self.n)]
+            room = [0] * (n + 1)
+            for s in others:
+                room[s] = self.counts[s]
+            room[n] = self.boneyard_count
+            hands: list[list[int]] = [[] for _ in range(n)]
             bones: list[int] = []
             ok = True
-            for t, seats in order:
-                total = 0
-                for s in seats:
-                    total += room[s]
-                if total == 0:
-                    ok = False
-                    break
-                pick = rng.randrange(total)
-                for s in seats:
-                    pick -= room[s]
-                    if pick < 0:
+            # Most-constrained tiles first (shuffled within a group of equal freedom), each to a
+            # seat drawn in proportion to the room left in it.
+            for group in groups:
+                order = group[:]
+                rng.shuffle(order)
+                for t, seats in order:
+                    total = 0
+                    for s in seats:
+                        total += room[s]
+                    if total == 0:
+                        ok = False
                         break
-                room[s] -= 1
-                if s == BONEYARD:
-                    bones.append(t)
-                else:
-                    hands[s].append(t)
+                    pick = int(rand() * total)
+                    for s in seats:
+                        pick -= room[s]
+                        if pick < 0:
+                            break
+                    room[s] -= 1
+                    if s == n:
+                        bones.append(t)
+                    else:
+                        hands[s].append(t)
+                if not ok:
+                    break
             if ok:
+                # Tiles any seat may hold fill the room left: a shuffle is the same draw.
+                rest = free[:]
+                rng.shuffle(rest)
+                pos = 0
+                for s in others:
+                    hands[s].extend(rest[pos:pos + room[s]])
+                    pos += room[s]
+                bones.extend(rest[pos:])
                 hands[self.seat] = list(self.hand)
                 rng.shuffle(bones)
                 return hands, bones
