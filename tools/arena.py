@@ -9,18 +9,24 @@ A side may also be a player of the PyPI ``dominoes`` library (``probabilistic_al
 ``bota_gorda``, ``double``, ``random``, with or without a ``lib:`` prefix), only on 4-player
 ``pairs-series`` whose scoring matches it (use ``--tie replay``). The library is imported only
 when such a side is asked for.
+
+A search level's budget can be changed for one side, to compare a variant with the level as it
+is: ``--sides master+infer=0.5+playouts=6000,master`` (fields of ``apps.bots.search.Budget``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import random
 import statistics
 import time
 from collections.abc import Callable
 
-from apps.bots import LEVELS, choose_move
+from apps.bots import LEVELS, choose_move, search
+from apps.bots.search import Budget
+from apps.bots.state import Public
 from apps.rules.engine import END_NAMES, OPEN, Match, Round, deal
 from apps.rules.presets import make_rules
 from apps.rules.tiles import HI, LO, TILE_ID, parse_tile
@@ -31,9 +37,39 @@ LIB_PLAYERS = ("random", "bota_gorda", "double", "probabilistic_alphabeta")
 Chooser = Callable[[Match, int, random.Random], tuple[int, int]]
 
 
+def variant_budget(spec: str) -> Budget:
+    """``master+infer=0.5+playouts=6000``: a search level's budget with fields replaced."""
+    level, *changes = spec.split("+")
+    if level not in search.BUDGETS:
+        raise SystemExit(f"only {', '.join(search.BUDGETS)} take changes, not {level!r}")
+    base = search.BUDGETS[level]
+    kinds = {f.name: type(getattr(base, f.name)) for f in dataclasses.fields(base)}
+    out = {}
+    for change in changes:
+        name, _, value = change.partition("=")
+        if name not in kinds:
+            raise SystemExit(f"no budget field {name!r}; one of {', '.join(kinds)}")
+        kind = kinds[name]
+        out[name] = value in ("1", "true", "yes") if kind is bool else kind(value)
+    return dataclasses.replace(base, **out)
+
+
+def _choose_variant(view: dict, budget: Budget, rng: random.Random) -> dict:
+    legal = view["legal"]
+    if len(legal) == 1:
+        return dict(legal[0])
+    return dict(legal[search.choose(Public(view), rng, budget)])
+
+
 def bot_chooser(level: str) -> Chooser:
+    budget = variant_budget(level) if "+" in level else None
+
     def choose(match: Match, seat: int, rng: random.Random) -> tuple[int, int]:
-        move = choose_move(seat_view(match, seat), level, rng)
+        view = seat_view(match, seat)
+        if budget is None:
+            move = choose_move(view, level, rng)
+        else:
+            move = _choose_variant(view, budget, rng)
         rnd = match.current
         if move.get("pass"):
             return rnd.check_pass(seat)
@@ -109,7 +145,7 @@ def make_chooser(spec: str, args: argparse.Namespace) -> Chooser:
         if name not in LIB_PLAYERS:
             raise SystemExit(f"unknown library player {name!r}; one of {', '.join(LIB_PLAYERS)}")
         return lib_chooser(name, args.lib_samples, args.lib_start)
-    if spec not in LEVELS:
+    if spec not in LEVELS and "+" not in spec:
         raise SystemExit(f"unknown level {spec!r}; one of {', '.join(LEVELS)}")
     return bot_chooser(spec)
 
