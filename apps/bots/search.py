@@ -3,7 +3,9 @@
 Each sampled deal (see :meth:`Public.sample`) is played out once per candidate move, with the
 same deal and the same rollout seed for every candidate, so the comparison between moves is not
 drowned by the luck of the deal. Small endings without a boneyard are solved exactly per deal
-(alpha-beta) instead of rolled out. The move with the best mean value for the bot's side wins.
+(alpha-beta; :mod:`apps.bots.solver` where it applies, with a transposition table) instead of
+rolled out. Deals are drawn in proportion to how well they explain the other seats' plays so far
+(:mod:`apps.bots.infer`). The move with the best mean value for the bot's side wins.
 `master` spends its budget by sequential halving: a first batch of deals for every candidate, then
 more deals for the better half only, and so on down to two, so the close calls get the most deals.
 
@@ -12,12 +14,15 @@ Budgets are counts of deals, never wall-clock time, so a decision is reproducibl
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 
 from apps.rules.engine import Round
 from apps.rules.tiles import HI, IS_DOUBLE, LO, PIPS
 
+from .infer import Weigher
+from .solver import Solver, applies
 from .state import Public
 
 # Rollout policy: heaviest tile first (doubles count a little more), now and then a random one
@@ -41,12 +46,20 @@ class Budget:
     #: Sequential halving: spend the budget in rounds, keeping the better half of the candidates
     #: after each, so the close contenders get many more deals than the clearly worse moves.
     halving: bool = False
+    #: Solve exactly with :mod:`apps.bots.solver` where it applies (the same values, faster).
+    fast_solve: bool = True
+    #: Weigh deals by how the other seats played (see :mod:`apps.bots.infer`): the softmax's
+    #: beta per pip; 0: every deal consistent with the passes counts the same.
+    infer: float = 0.0
+    #: With ``infer``, deals are drawn from a pool this many times larger, in proportion to
+    #: their weights (with replacement).
+    pool: int = 4
 
 
 BUDGETS = {
-    "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0),
-    "master": Budget(playouts=3600, min_deals=100, exact_tiles=16, exact_deals=90,
-                     blocking=True, halving=True),
+    "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0, infer=0.7),
+    "master": Budget(playouts=3600, min_deals=100, exact_tiles=18, exact_deals=90,
+                     blocking=True, halving=True, infer=0.7),
 }
 
 
@@ -248,16 +261,33 @@ def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
     play_out = rollout_blocking if budget.blocking else rollout
     values: list[list[float]] = [[] for _ in cands]
 
+    weigher = Weigher(pub, budget.infer) if budget.infer > 0 else None
+    draw = _weighted_deals(pub, rng, weigher, budget.pool) if weigher and weigher.active \
+        else None
+    solved: dict[tuple[int, int], float] = {}
+
     def run(active: list[int], count: int) -> None:
         for _ in range(count):
-            hands, bones = pub.sample(rng)
+            if draw is None:
+                key = -1
+                hands, bones = pub.sample(rng)
+            else:
+                key, hands, bones = draw()
             world = pub.world(hands, bones)
             seed = rng.getrandbits(32)
+            fast = Solver(world) if exact and budget.fast_solve and applies(world) else None
             for k in active:
+                if exact and key >= 0 and (key, k) in solved:
+                    values[k].append(solved[key, k])
+                    continue
                 w = world.copy()
                 w.play(*pub.legal[cands[k]])
                 if exact:
-                    values[k].append(solve(w, side, fives_before, float("-inf"), float("inf")))
+                    v = fast.value(w, side) if fast is not None else \
+                        solve(w, side, fives_before, float("-inf"), float("inf"))
+                    values[k].append(v)
+                    if key >= 0:
+                        solved[key, k] = v
                 else:
                     play_out(w, random.Random(seed))
                     values[k].append(side_value(w, side, fives_before))
@@ -280,7 +310,33 @@ def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
     return Estimate(cands, values, best)
 
 
-def choose(pub: Public, rng: random.Random, level: str) -> int:
+def _weighted_deals(pub: Public, rng: random.Random, weigher: Weigher, pool: int):
+    """A function drawing deals in proportion to their inferred weights.
+
+    Deals come in batches: ``pool`` fresh samples per deal wanted, then as many draws among them
+    by weight. Each draw returns (a key naming the pooled deal, hands, boneyard).
+    """
+    batch: list[tuple[int, list[list[int]], list[int]]] = []
+    serial = [0]
+
+    def refill(size: int) -> None:
+        deals = [pub.sample(rng) for _ in range(size * pool)]
+        logs = [weigher.log_weight(h) for h, _ in deals]
+        top = max(logs)
+        weights = [math.exp(x - top) for x in logs]
+        picks = rng.choices(range(len(deals)), weights=weights, k=size)
+        base = serial[0]
+        serial[0] += len(deals)
+        batch.extend((base + i, deals[i][0], deals[i][1]) for i in reversed(picks))
+
+    def draw():
+        if not batch:
+            refill(16)
+        return batch.pop()
+    return draw
+
+
+def choose(pub: Public, rng: random.Random, level: str | Budget) -> int:
     """Index into ``pub.legal`` of the search bot's move."""
     est = estimate(pub, rng, level)
     return est.candidates[est.chosen]
