@@ -32,6 +32,7 @@ moderation app adds the chat and people's mutes.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -361,26 +362,37 @@ def _seats_of(table: Table) -> list[Seat]:
 
 def _words(table: Table, engine: EngineMatch | None, seats: list[dict], snap: dict) -> dict:
     """Every sentence of the state, in every language of the site."""
-    labels = dict(PRESET_CHOICES)
+    names = tuple(s["name"] for s in seats)
+    bots = tuple(s["bot"] for s in seats)
+    passed = tuple((seat, tuple(nums)) for seat, nums in snap["view"]["passed_on"].items()) \
+        if snap["view"] is not None else ()
+    closed = table.state == Table.State.CLOSED
     out = {}
     for lang, _name in settings.LANGUAGES:
-        with translation.override(lang):
-            names = seat_names([s["name"] for s in seats], [s["bot"] for s in seats])
-            named = [dict(s, name=name) for s, name in zip(seats, names, strict=True)]
-            words = {
-                "preset_name": str(labels.get(table.preset, table.preset)),
-                "closed_reason": closed_sentence(table),
-                "seat_names": [s["name"] for s in named],
-                "passed": {},
-                "sentence": None,
-            }
-            if snap["view"] is not None:
-                words["passed"] = {seat: passed_words(nums)
-                                   for seat, nums in snap["view"]["passed_on"].items()}
-            if snap["result"] is not None:
-                words["sentence"] = describe_result(engine, len(engine.rounds) - 1, named)
+        # Most versions are moves: their words (names, the game, the passes) are the last
+        # version's, so they come from a cache; only a result or a closing is worded anew.
+        words = dict(_move_words(lang, table.preset, names, bots, passed))
+        if closed or snap["result"] is not None:
+            with translation.override(lang):
+                words["closed_reason"] = closed_sentence(table)
+                if snap["result"] is not None:
+                    named = [dict(s, name=name)
+                             for s, name in zip(seats, words["seat_names"], strict=True)]
+                    words["sentence"] = describe_result(engine, len(engine.rounds) - 1, named)
         out[lang] = words
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _move_words(lang: str, preset: str, names: tuple, bots: tuple, passed: tuple) -> dict:
+    with translation.override(lang):
+        return {
+            "preset_name": str(dict(PRESET_CHOICES).get(preset, preset)),
+            "closed_reason": "",
+            "seat_names": seat_names(list(names), list(bots)),
+            "passed": {seat: passed_words(list(nums)) for seat, nums in passed},
+            "sentence": None,
+        }
 
 
 def build_latest(table_id: int) -> dict | None:

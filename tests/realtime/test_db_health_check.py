@@ -1,0 +1,48 @@
+"""A database thread's connection, used a moment ago, is not asked ``SELECT 1`` before the
+next socket's call (apps.realtime.hub.HEALTH_CHECK_GRACE); one idle for longer still is, so
+a connection PostgreSQL cut during a quiet spell is never reused."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from django.db import connection
+
+from apps.realtime import hub
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _query() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 2")
+
+
+def test_health_checks_only_after_the_grace(monkeypatch):
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    # Kept between calls, as on the site (tests close them after every call).
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+    checks = []
+    real = DatabaseWrapper.is_usable
+
+    def counting(self):
+        checks.append(1)
+        return real(self)
+
+    monkeypatch.setattr(DatabaseWrapper, "is_usable", counting)
+    monkeypatch.setattr(hub, "_db_threads", lambda: 1)
+
+    async def calls(n: int) -> None:
+        for _ in range(n):
+            await hub.db(_query)
+
+    try:
+        asyncio.run(calls(4))
+        assert checks == []  # the first call opened the connection; the others followed it
+        monkeypatch.setattr(hub, "HEALTH_CHECK_GRACE", 0.0)
+        asyncio.run(calls(3))
+        assert len(checks) == 3  # idle past the grace: each call checks first
+    finally:
+        hub.close_threads()
