@@ -10,6 +10,10 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.tables.models import Match
 
+#: Starts of one review, at most (the first one included): a match whose review cannot be
+#: finished does not take the worker's time again and again.
+MAX_ATTEMPTS = 3
+
 
 class MatchReview(models.Model):
     class Status(models.TextChoices):
@@ -54,3 +58,8 @@ class MatchReview(models.Model):
     @property
     def active(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def may_retry(self) -> bool:
+        """Failed, and asking again would start it again."""
+        return self.status == self.Status.FAILED and self.attempt < MAX_ATTEMPTS

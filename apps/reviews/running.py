@@ -1,5 +1,11 @@
 """The work of one review, on a worker: the match's record, ``review_record`` over every seat
-with the bar kept up to date, the result stored. Called by ``tasks.run_review``."""
+in a process of its own (``child``) with the bar kept up to date, the result stored. Called by
+``tasks.run_review``.
+
+A process of its own, so that a review cannot take the worker with it: its search does not hold
+the worker's interpreter (the tables' timers and the slow bots' turns run there too), and one
+that judges no move for ``REVIEW_STALL_SECONDS`` is stopped and marked failed.
+"""
 
 from __future__ import annotations
 
@@ -13,19 +19,27 @@ from django.utils import timezone
 from apps.bots.review import review_budget, review_record
 from apps.tables import selectors as tables
 
-from . import services
+from . import child, services
 from .models import MatchReview
 
 log = logging.getLogger(__name__)
 
 #: The bar is written at most this often (and at the last move).
 PROGRESS_EVERY_SECONDS = 0.5
+#: While a move takes long, the row still says the review is alive this often.
+HEARTBEAT_SECONDS = 5.0
 #: A review waiting for its turn (``REVIEWS_AT_ONCE`` running) looks again after this long.
 WAIT_SECONDS = 3.0
+#: Tests that replace ``review_record`` compute here instead of in a process of its own.
+IN_PROCESS = False
 
 
 class Superseded(Exception):  # noqa: N818 (a signal to stop, not an error)
     """The row holds a newer attempt (this run was thought dead), or the match is gone."""
+
+
+class Failed(Exception):  # noqa: N818
+    """The review's process failed, ended without a result, or judged nothing for too long."""
 
 
 def review_options() -> dict:
@@ -43,15 +57,58 @@ def run(review_id: int, attempt: int) -> str:
     record = tables.finished_record(match.table, match.number)
     progress = _Progress(review_id, attempt, review.total)
     try:
-        result = review_record(record, seats=None, seed=review.seed, progress=progress,
-                               **review_options())
+        result = compute(record, review.seed, progress)
     except Superseded:
         return "superseded"
+    except Failed as err:
+        log.warning("review %s (attempt %s) failed: %s", review_id, attempt, err)
+        return _store(review_id, attempt, status=MatchReview.Status.FAILED,
+                      error=str(err).splitlines()[0][:200])
     if not result.get("ok"):
         return _store(review_id, attempt, status=MatchReview.Status.FAILED,
                       error=str(result.get("error", "not ok"))[:200])
     return _store(review_id, attempt, status=MatchReview.Status.DONE, result=result,
                   done=progress.total, total=progress.total)
+
+
+def compute(record: dict, seed: int, progress: _Progress) -> dict:
+    """``review_record`` of every seat, in a process of its own (``IN_PROCESS``: here)."""
+    if IN_PROCESS:
+        return review_record(record, seats=None, seed=seed, progress=progress,
+                             **review_options())
+    process, conn = child.start(record, seed, settings.REVIEW_DEALS)
+    try:
+        return follow(process, conn, progress)
+    finally:
+        conn.close()
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+
+
+def follow(process, conn, progress: _Progress, *, quiet_limit: float | None = None) -> dict:
+    """Relay the child's progress to the row until its result comes; ``Failed`` when it fails,
+    dies, or judges no move for ``quiet_limit`` seconds (``REVIEW_STALL_SECONDS``)."""
+    quiet_limit = settings.REVIEW_STALL_SECONDS if quiet_limit is None else quiet_limit
+    last = time.monotonic()
+    while True:
+        if conn.poll(0.5):
+            try:
+                message = conn.recv()
+            except EOFError:
+                raise Failed(f"the review's process ended (exit code {process.exitcode})") \
+                    from None
+            last = time.monotonic()
+            if message[0] == "progress":
+                progress(message[1], message[2])
+            elif message[0] == "result":
+                return message[1]
+            else:
+                raise Failed(message[1])
+        elif time.monotonic() - last > quiet_limit:
+            raise Failed(f"no move judged in {quiet_limit:.0f} s")
+        else:
+            progress.beat()
 
 
 def fail(review_id: int, attempt: int, err: Exception) -> None:
@@ -101,11 +158,20 @@ class _Progress:
         now = self.clock()
         if done < total and now - self.written < PROGRESS_EVERY_SECONDS:
             return
+        self._write(now, done=done, total=total)
+
+    def beat(self) -> None:
+        """A long move: the row's heartbeat alone, now and then."""
+        now = self.clock()
+        if now - self.written >= HEARTBEAT_SECONDS:
+            self._write(now)
+
+    def _write(self, now: float, **fields) -> None:
         self.written = now
         moved = (MatchReview.objects
                  .filter(pk=self.review_id, attempt=self.attempt,
                          status=MatchReview.Status.RUNNING)
-                 .update(done=done, total=total, heartbeat_at=timezone.now()))
+                 .update(heartbeat_at=timezone.now(), **fields))
         if not moved:
             raise Superseded(self.review_id)
 

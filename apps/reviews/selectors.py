@@ -57,16 +57,19 @@ def status_words(review: MatchReview | None) -> str:
                                                           "total": review.total}
     if review.status == MatchReview.Status.DONE:
         return _("All %(total)s moves judged.") % {"total": review.total}
-    return _("The review could not be finished. Ask again to start it over.")
+    if review.may_retry:
+        return _("The review could not be finished. Ask again to start it over.")
+    return _("The review of this match could not be finished.")
 
 
 def payload(review: MatchReview | None, match: Match) -> dict:
     """The JSON the page polls: how far the review is and, once done, the review exactly as
     ``python -m apps.bots.review`` prints it (``result``) with its sentences (``words``)."""
     if review is None:
-        return {"ok": True, "status": "none", "done": 0, "total": 0, "message": ""}
+        return {"ok": True, "status": "none", "done": 0, "total": 0, "message": "",
+                "retry": False}
     out = {"ok": True, "status": review.status, "done": review.done, "total": review.total,
-           "message": status_words(review)}
+           "message": status_words(review), "retry": review.may_retry}
     if review.status == MatchReview.Status.DONE and review.result is not None:
         out["result"] = review.result
         out["words"] = words.for_result(review.result, seat_names_of(match))

@@ -12,6 +12,8 @@ a queued review waits its turn), grows old. Two paths start it again with a new 
 beat's ``restart_stalled`` every minute, for any review quiet for ``REVIEW_STALL_SECONDS``; and
 asking for it again, at once. A run that was only slow, not dead, meets the newer attempt on the
 row at its next write and stops (``running.Superseded``), so one attempt's result is stored.
+A failed review starts again when asked for. After ``MAX_ATTEMPTS`` a review stays failed: a
+match whose review cannot be finished does not take the worker's time again and again.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from apps.tables import selectors as tables
 from apps.tables.models import Match, Table
 from apps.tables.scheduling import BOTS_QUEUE
 
-from .models import MatchReview
+from .models import MAX_ATTEMPTS, MatchReview
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,7 @@ def request_review(*, user, table: Table, match: Match) -> MatchReview:
         review = MatchReview.objects.select_for_update().filter(match=match).first()
         if review is not None:
             if _needs_restart(review):
-                _restart(review)
+                _restart_or_give_up(review)
             return review
         # The person's row, locked: two tabs asking at once count against one limit.
         get_user_model().objects.select_for_update().filter(pk=user.pk).first()
@@ -109,14 +111,24 @@ def _check_limit(user) -> None:
         code="rate_limited")
 
 
-def _needs_restart(review: MatchReview) -> bool:
-    if review.status == MatchReview.Status.FAILED:
-        return True
+def _stalled(review: MatchReview) -> bool:
     return review.active and review.heartbeat_at < timezone.now() - stall_limit()
 
 
-def _restart(review: MatchReview) -> None:
-    """A new attempt of ``review`` (the caller holds its row's lock); sent after the commit."""
+def _needs_restart(review: MatchReview) -> bool:
+    """Stalled, or failed with an attempt left."""
+    return _stalled(review) or review.may_retry
+
+
+def _restart_or_give_up(review: MatchReview) -> None:
+    """A new attempt of ``review`` (the caller holds its row's lock), sent after the commit;
+    after ``MAX_ATTEMPTS``, failed for good."""
+    if review.attempt >= MAX_ATTEMPTS:
+        review.status = MatchReview.Status.FAILED
+        review.error = review.error or f"stalled in attempt {review.attempt}"
+        review.finished_at = timezone.now()
+        review.save(update_fields=["status", "error", "finished_at"])
+        return
     review.attempt += 1
     review.status = MatchReview.Status.QUEUED
     review.done = 0
@@ -143,7 +155,8 @@ def send(review_id: int, attempt: int, *, countdown: float | None = None) -> Non
 
 def restart_stalled(*, now=None) -> int:
     """Start again every queued or running review that has not moved for
-    ``REVIEW_STALL_SECONDS`` (its worker went away, or its task was never sent)."""
+    ``REVIEW_STALL_SECONDS`` (its worker went away, or its task was never sent), or give it up
+    after ``MAX_ATTEMPTS``. Returns how many started again."""
     now = now or timezone.now()
     cutoff = now - stall_limit()
     stalled = MatchReview.objects.filter(
@@ -153,10 +166,10 @@ def restart_stalled(*, now=None) -> int:
     for pk in list(stalled.values_list("pk", flat=True)[:100]):
         with transaction.atomic():
             review = MatchReview.objects.select_for_update().filter(pk=pk).first()
-            if review is None or not _needs_restart(review):
+            if review is None or not _stalled(review):
                 continue  # it moved, or finished, since the query
-            log.warning("review %s stalled at %s/%s (attempt %s): starting it again",
-                        pk, review.done, review.total, review.attempt)
-            _restart(review)
-            restarted += 1
+            log.warning("review %s stalled at %s/%s (attempt %s of %s)", pk, review.done,
+                        review.total, review.attempt, MAX_ATTEMPTS)
+            _restart_or_give_up(review)
+            restarted += review.status == MatchReview.Status.QUEUED
     return restarted
