@@ -126,6 +126,9 @@ function showVerdict() {
 }
 
 // -- the chart: the round's expected points for the reader's side ---------------------------
+// One line per seat of the reader's side (theirs solid, a partner's dashed): each of its moves
+// at its place in the round, valued from that seat's own view, as the bot judged it. Other
+// seats' values come from other views (other hands), so they are not drawn on these lines.
 
 function chartSvg(k) {
   const moves = (review.result.rounds[k] || { moves: [] }).moves;
@@ -135,11 +138,11 @@ function chartSvg(k) {
   const height = width < 420 ? 150 : 190;
   const pad = { left: 40, right: 12, top: 12, bottom: 24 };
   const count = R.record.rounds[k].moves.length;
-  const values = moves.map((m) => m.expected_for[side]);
-  const top = Math.max(5, ...values.map(Math.abs));
+  const ours = moves.filter((m) => sideOf(m.seat) === side);
+  const top = Math.max(5, ...ours.map((m) => Math.abs(m.expected_for[side])));
   const x = (i) => pad.left + (count > 1 ? (i * (width - pad.left - pad.right)) / (count - 1) : 0);
   const y = (v) => pad.top + ((top - v) * (height - pad.top - pad.bottom)) / (2 * top);
-  const line = moves.map((m) => `${x(m.index).toFixed(1)},${y(m.expected_for[side]).toFixed(1)}`).join(" ");
+  const at = (m) => `cx="${x(m.index).toFixed(1)}" cy="${y(m.expected_for[side]).toFixed(1)}"`;
   const parts = [
     `<line class="axis" x1="${pad.left}" y1="${y(0)}" x2="${width - pad.right}" y2="${y(0)}"/>`,
     `<text class="tick" x="${pad.left - 6}" y="${y(top) + 4}" text-anchor="end">+${esc(points(top))}</text>`,
@@ -148,13 +151,18 @@ function chartSvg(k) {
     `<text class="tick" x="${x(0)}" y="${height - 6}" text-anchor="start">${esc(fmt(T.chart_move, { n: 1 }))}</text>`,
     `<text class="tick" x="${x(count - 1)}" y="${height - 6}" text-anchor="end">${esc(fmt(T.chart_move, { n: count }))}</text>`,
     `<line class="now" id="review-now" x1="0" y1="${pad.top}" x2="0" y2="${height - pad.bottom}" visibility="hidden"/>`,
-    `<polyline class="expected" points="${line}"/>`,
   ];
-  for (const m of moves) {
-    if (!m.mark) continue;
-    const ours = sideOf(m.seat) === side;
+  const seats = [...new Set(ours.map((m) => m.seat))].sort((a, b) => (b === MINE.seats[k]) - (a === MINE.seats[k]));
+  for (const seat of seats) {
+    const own = seat === MINE.seats[k] || MINE.seats[k] == null;
+    const line = ours.filter((m) => m.seat === seat)
+      .map((m) => `${x(m.index).toFixed(1)},${y(m.expected_for[side]).toFixed(1)}`).join(" ");
+    parts.push(`<polyline class="expected${own ? "" : " partner"}" data-seat="${seat}" points="${line}"/>`);
+  }
+  for (const m of ours) {
     const label = `${fmt(T.chart_move, { n: m.index + 1 })}, ${seatName(m.seat, k)}: ${markWords(m)}`;
-    parts.push(`<circle class="mark ${m.mark}${ours ? " ours" : ""}" data-index="${m.index}" cx="${x(m.index).toFixed(1)}" cy="${y(m.expected_for[side]).toFixed(1)}" r="${m.mark === "mistake" ? 6 : 4.5}"><title>${esc(label)}</title></circle>`);
+    const r = m.mark === "mistake" ? 6 : m.mark ? 5 : 2.5;
+    parts.push(`<circle class="${m.mark ? `mark ${m.mark}` : "dot"}" data-index="${m.index}" ${at(m)} r="${r}"><title>${esc(label)}</title></circle>`);
   }
   box.innerHTML = `<svg class="review-svg" role="img" aria-labelledby="review-chart-title" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join("")}</svg>`;
   box.dataset.round = k;
@@ -178,7 +186,7 @@ function drawRound() {
   const k = where.round;
   drawnRound = k;
   $("review-chart-title").textContent = fmt(T.chart_title, { side: sideName(k), n: k + 1 });
-  $("review-chart-about").textContent = T.chart_about;
+  $("review-chart-about").textContent = R.partners ? `${T.chart_about} ${T.chart_partner}` : T.chart_about;
   chartSvg(k);
   $("review-summary-title").textContent = fmt(T.summary_title, { n: k + 1 });
   const sentences = (review.words.summary[String(k)]) || {};
@@ -212,7 +220,7 @@ function show(data) {
   review = data;
   const status = data.status;
   const working = status === "queued" || status === "running";
-  $("review-form").hidden = working || status === "done";
+  $("review-form").hidden = working || status === "done" || (status === "failed" && !data.retry);
   $("review-ask").textContent = status === "failed" ? T.again : T.ask;
   $("review-progress").hidden = !working && status !== "done";
   const bar = $("review-bar");

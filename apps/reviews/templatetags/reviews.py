@@ -48,10 +48,10 @@ def strings() -> dict:
         "not_judged": _("This move was not judged."),
         "your_side": _("your side"),
         "chart_title": _("Expected points for %(side)s through round %(n)s"),
-        "chart_about": _("Each point is a move: what the side could still expect from the "
-                         "round (its points to come minus the others'). Costly moves are "
-                         "marked: ? a mistake, ?! an inaccuracy; hollow marks are the other "
-                         "sides' moves."),
+        "chart_about": _("Each point is one of your side's moves: what the side could still "
+                         "expect from the round as its player saw it then (its points to come "
+                         "minus the others'). Red: a mistake; amber: an inaccuracy."),
+        "chart_partner": _("Solid line: your moves; dashed: your partner's."),
         "chart_move": _("Move %(n)s"),
         "summary_title": _("Round %(n)s in words"),
         "costly_title": _("Costly moves of round %(n)s"),
