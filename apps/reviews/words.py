@@ -54,6 +54,11 @@ def reason(code: str, params: dict, names: list[str]) -> str:
         return ngettext("The bot's move scores %(points)s point more.",
                         "The bot's move scores %(points)s points more.",
                         params.get("points", 0)) % {"points": params.get("points", 0)}
+    return no_reason()
+
+
+def no_reason() -> str:
+    """A marked move none of the reasons' tests explains (docs/review.md, "Reasons")."""
     return _("The bot's move keeps more of the round's points.")
 
 
@@ -127,6 +132,8 @@ def for_result(result: dict, names: list[list[str]]) -> dict:
             if move.get("reasons"):
                 moves[f"{k}:{move['index']}"] = [
                     reason(r["code"], r, round_names) for r in move["reasons"]]
+            elif move.get("mark"):  # the evaluation saw more than the reasons' tests
+                moves[f"{k}:{move['index']}"] = [no_reason()]
         summaries[str(k)] = {
             seat: summary(round_names[int(seat)] if int(seat) < len(round_names) else seat,
                           entry)

@@ -55,9 +55,12 @@ function same(a, b) {
 function botWords(entry, k) {
   const best = entry.best;
   if (best.pass) return T.bot_passes;
+  // The bot's move is written as the view's legal move: an end only where the tile fits more
+  // than one way, none on the first tile.
   const before = R.steps[k][entry.index];
   const ends = before ? before.ends || {} : {};
-  if (!best.end || ends[best.end] === undefined) return fmt(T.bot_opens, { tile: tileWords(best.play) });
+  if (!Object.keys(ends).length) return fmt(T.bot_opens, { tile: tileWords(best.play) });
+  if (!best.end || ends[best.end] === undefined) return fmt(T.bot_plays_tile, { tile: tileWords(best.play) });
   return fmt(T.bot_plays, { tile: tileWords(best.play), number: N[ends[best.end]] });
 }
 
@@ -111,6 +114,9 @@ function decorateMoves() {
       li.append(el("span", { class: "bot-choice" }, botWords(entry, k)));
     }
   }
+  // The lines added moved the current move: keep it in view, as the replay does.
+  const current = $("replay-moves").querySelector(".current");
+  if (current && verdicts) current.scrollIntoView({ block: "nearest" });
 }
 
 function showVerdict() {

@@ -42,6 +42,7 @@ def strings() -> dict:
         "mark_mistake": _("mistake"),
         "bot_plays": _("The bot plays %(tile)s on the %(number)s."),
         "bot_opens": _("The bot opens with %(tile)s."),
+        "bot_plays_tile": _("The bot plays %(tile)s."),
         "bot_passes": _("The bot passes."),
         "verdict_of": _("Move %(n)s, %(name)s: %(verdict)s"),
         "verdict_none": _("Step through the moves to read each one's verdict."),
