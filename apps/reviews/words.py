@@ -71,10 +71,10 @@ def reason_count(code: str, count: int) -> str:
                                "a heavy tile kept in hand (%(n)s times)", count),
         "wrong_end": ngettext("a tile put on the wrong end (%(n)s time)",
                               "a tile put on the wrong end (%(n)s times)", count),
-        "pass_told": ngettext("a number left open that the next opponent had passed on "
-                              "(%(n)s time)",
-                              "a number left open that the next opponent had passed on "
-                              "(%(n)s times)", count),
+        "pass_told": ngettext("a number the next opponent had passed on, covered instead of "
+                              "left showing (%(n)s time)",
+                              "a number the next opponent had passed on, covered instead of "
+                              "left showing (%(n)s times)", count),
         "lock_missed": ngettext("a chance missed to make the next opponent pass (%(n)s time)",
                                 "a chance missed to make the next opponent pass "
                                 "(%(n)s times)", count),
