@@ -48,8 +48,8 @@ def test_numbers_and_counts_read_as_sentences():
                                                   {"code": "pass_told", "count": 1}]})
         assert lines == [
             "bea gave up 21.2 points in 6 choices: 2 mistakes, 1 inaccuracy.",
-            "Where the points went: a double held too long (2 times); a number left open that "
-            "the next opponent had passed on (1 time)."]
+            "Where the points went: a double held too long (2 times); a number the next "
+            "opponent had passed on, covered instead of left showing (1 time)."]
     with translation.override("es"):
         assert words.summary("bea", {"judged": 2, "loss": 9.5, "mistakes": 1,
                                      "inaccuracies": 0, "reasons": []}) == [
