@@ -66,6 +66,7 @@ from apps.rules.tiles import HI, IS_DOUBLE, LO, NAMES, PIPS, parse_tile
 from apps.rules.view import seat_view
 
 from . import search
+from .solver import Solver, applies
 from .state import Public
 
 VERSION = 1
@@ -185,18 +186,19 @@ def _outlook(pub: Public, rng: random.Random, budget: search.Budget,
     sides = pub.rules.sides
     side = pub.side(pub.seat)
     fives_before = list(pub.base.fives)
-    no_draws = pub.boneyard_count == 0 or not pub.rules.draws
-    exact = (sides == 2 and budget.exact_tiles and no_draws
-             and sum(pub.counts) <= budget.exact_tiles)
+    # The same endings as the search solves exactly, and only those (a large one never ends).
+    exact = sides == 2 and search.exact_applies(pub, budget)
     deals = max(4, (budget.exact_deals if exact else budget.min_deals) // OUTLOOK_SHARE)
     play_out = search.rollout_blocking if budget.blocking else search.rollout
     totals = [0.0] * sides
     for _ in range(deals):
         hands, bones = pub.sample(rng)
         w = pub.world(hands, bones)
+        fast = Solver(w) if exact and budget.fast_solve and applies(w) else None
         w.play(*move)
         if exact:
-            v = search.solve(w, side, fives_before, float("-inf"), float("inf"))
+            v = fast.value(w, side) if fast is not None else \
+                search.solve(w, side, fives_before, float("-inf"), float("inf"))
             totals[side] += v
             totals[1 - side] -= v
         else:

@@ -243,6 +243,26 @@ class Estimate:
         return sum(v) / len(v) if v else 0.0
 
 
+#: Where only the plain solver (:func:`solve`) can take the game (all-fives, two or three
+#: players...), the ending it solves exactly is smaller, and no hand may be large: a two-player
+#: ending with hands of 4 and 12 tiles ran for minutes on one deal (the tree grows with the
+#: product of the hands' branching, not with their sum).
+PLAIN_EXACT_TILES = 12
+PLAIN_EXACT_HAND = 5
+
+
+def exact_applies(pub: Public, budget: Budget) -> bool:
+    """Whether to solve this decision's deals exactly instead of rolling them out."""
+    # Only where nothing is left to draw: drawing would make it a game of chance.
+    no_draws = pub.boneyard_count == 0 or not pub.rules.draws
+    tiles = sum(pub.counts)
+    if not (budget.exact_tiles and no_draws and tiles <= budget.exact_tiles):
+        return False
+    if budget.fast_solve and applies(pub.base):
+        return True
+    return tiles <= PLAIN_EXACT_TILES and max(pub.counts) <= PLAIN_EXACT_HAND
+
+
 def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
     """Every distinct candidate's sampled values at ``level`` (a level's name or a budget of
     one's own, e.g. a review's), and the search's choice."""
@@ -253,9 +273,7 @@ def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
     side = pub.side(pub.seat)
     fives_before = list(pub.base.fives)
     deals = max(budget.min_deals, budget.playouts // len(cands))
-    # Exact only where nothing is left to draw: drawing would make it a game of chance.
-    no_draws = pub.boneyard_count == 0 or not pub.rules.draws
-    exact = budget.exact_tiles and no_draws and sum(pub.counts) <= budget.exact_tiles
+    exact = exact_applies(pub, budget)
     if exact:
         deals = budget.exact_deals
     play_out = rollout_blocking if budget.blocking else rollout
