@@ -2,7 +2,9 @@
 
 import json
 import os
+import re
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -92,3 +94,22 @@ def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
     assert not still_running, f"still running: {still_running}\n{site.log()}"
     assert time.monotonic() - started < 40
     assert not (site.var_dir / "run.pids.json").exists()
+
+
+def test_launcher_with_debug_off_serves_pages_and_their_static_files(run_site):
+    """With DEBUG off pages name their static files through collectstatic's manifest: the
+    launcher collects them before the site starts (every page, the error page too, was a 500
+    until someone ran collectstatic by hand)."""
+    site = run_site(env={"DEBUG": "0", "SECRET_KEY": "launcher-test-" + "k" * 40})
+    for path in ("/", "/lobby/", "/accounts/signup/"):
+        with urllib.request.urlopen(f"{site.base_url}{path}", timeout=10) as response:
+            assert response.status == 200, path
+            page = response.read().decode()
+    styles = re.findall(r'href="(/static/[^"]+\.css)"', page)
+    assert styles and all(re.search(r"\.[0-9a-f]{12}\.css$", s) for s in styles), styles
+    with urllib.request.urlopen(f"{site.base_url}{styles[0]}", timeout=10) as response:
+        assert response.status == 200 and response.read()
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{site.base_url}/t/NOSUCH/", timeout=10)
+    assert missing.value.code == 404
+    assert "ERROR" not in site.log() and "Traceback" not in site.log(), site.log()
