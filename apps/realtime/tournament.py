@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 
+from django.utils.translation import gettext_lazy as _
+
 from apps.core.protocol import NOT_FOUND_CLOSE_CODE, SIGNED_OUT_CLOSE_CODE
 from apps.tournaments.models import Tournament
 from apps.tournaments.notify import group
 
-from .consumers import SafeConsumer
+from .consumers import CLOSE_REASONS, SafeConsumer
 from .hub import db
 
 
@@ -25,6 +27,8 @@ def _exists(tournament_id: int) -> bool:
 
 class TournamentConsumer(SafeConsumer):
     handlers = {"ping": "on_ping"}
+    close_reasons = {**CLOSE_REASONS,
+                     NOT_FOUND_CLOSE_CODE: _("This tournament does not exist.")}
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")

@@ -146,6 +146,11 @@ async def test_the_socket_is_for_signed_in_people_and_real_tournaments(live_peop
     assert await anon.close_code() == 4401
     missing = Socket("/ws/tournament/999/", live_people["ana"])
     assert await missing.connect()
+    closing = await missing.recv()
+    assert closing["code"] == 4404
+    # Said of a tournament, not of a table (the table socket's words, once).
+    assert closing["message"] in {"This tournament does not exist.", "Este torneo no existe.",
+                                  "Este torneio não existe."}, closing
     assert await missing.close_code() == 4404
 
 
