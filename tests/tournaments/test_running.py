@@ -260,3 +260,21 @@ def test_only_the_games_people_sit_at_its_table(people):
     tables.join_table(user=bea, table_id=game.table_id)  # back in her seat
     show_up(game)
     assert Table.objects.get(pk=game.table_id).state == Table.State.PLAYING
+
+
+def test_who_came_before_the_site_restarted_is_not_a_no_show(people):
+    """A restart of the site ends every socket (the sweep, or the killed process's lease): a
+    person who had come to the tournament table and is away when the no-show limit passes,
+    because the site was down, still counts as having come."""
+    ana, bea = people["ana"], people["bea"]
+    t = new_tournament(people, rounds=1)
+    for person in (ana, bea):
+        services.register(user=person, tournament_id=t.pk)
+    t = start(t)
+    game, = current_games(t)
+    show_up(game, [ana])  # bea never comes
+    tables.disconnect(channel_name=f"test.{game.table_id}.{ana.pk}")  # the site goes down
+    assert Table.objects.get(pk=game.table_id).seats.get(user=ana).away_since is not None
+    assert running.forfeits_due(now=game.opened_at + timedelta(minutes=10)) == 1
+    game.refresh_from_db()
+    assert game.outcome == "forfeit" and game.winner_id == team_of(t, ana)
