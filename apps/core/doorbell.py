@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import logging
 
+import redis
 from django.conf import settings
+
+from config.env import redis_client_options, redis_urls
 
 from . import snapshots
 
@@ -94,10 +97,6 @@ def client():
         if settings.REDIS_LAYER_URL == settings.REDIS_STATE_URL:
             _client = snapshots.client()
         else:
-            import redis
-
-            from config.env import redis_client_options, redis_urls
-
             url = redis_urls(settings.REDIS_LAYER_URL)["redis"]
             _client = redis.Redis.from_url(url, **redis_client_options(url))
     return _client

@@ -14,6 +14,8 @@ import traceback
 
 
 def work(record: dict, seed: int, deals: int | None, conn) -> None:
+    # Imported here, in the spawned child, so that the worker importing this module to start
+    # it does not load the review's search for nothing.
     from apps.bots.review import review_budget, review_record
 
     def progress(done: int, total: int) -> None:
