@@ -65,12 +65,27 @@ def current_games(tournament: Tournament) -> list[Game]:
                 .select_related("table").order_by("position"))
 
 
+def one_on_one(people, **options) -> tuple[Tournament, Game]:
+    """A one-round tournament (``options`` as :func:`new_tournament`'s) that ana and bea
+    registered for, started: the tournament and its one game."""
+    t = new_tournament(people, rounds=1, **options)
+    for person in (people["ana"], people["bea"]):
+        services.register(user=person, tournament_id=t.pk)
+    t = start(t)
+    game, = current_games(t)
+    return t, game
+
+
+def socket_of(game: Game, user) -> str:
+    """The channel name of ``user``'s socket at the game's table (:func:`show_up`)."""
+    return f"test.{game.table_id}.{user.pk}"
+
+
 def show_up(game: Game, users=None) -> None:
     """The game's people open its table's page (a socket each)."""
     users = users if users is not None else running.seat_order(game)
     for user in users:
-        tables.connect(user=user, table_id=game.table_id,
-                       channel_name=f"test.{game.table_id}.{user.pk}")
+        tables.connect(user=user, table_id=game.table_id, channel_name=socket_of(game, user))
 
 
 def play_out(table_id: int, rng: random.Random) -> None:

@@ -19,7 +19,16 @@ from apps.tables.models import Match, Table
 from apps.tournaments import running, services
 from apps.tournaments.models import Entrant, Game, Tournament
 
-from .conftest import current_games, later, new_tournament, play_out, show_up, start
+from .conftest import (
+    current_games,
+    later,
+    new_tournament,
+    one_on_one,
+    play_out,
+    show_up,
+    socket_of,
+    start,
+)
 
 pytestmark = pytest.mark.usefixtures("books")
 
@@ -182,11 +191,7 @@ def test_people_alone_are_paired_at_the_start_and_an_odd_one_is_refunded(people)
 
 def test_a_team_not_at_its_table_two_minutes_after_it_opened_loses_by_forfeit(people):
     ana, bea = people["ana"], people["bea"]
-    t = new_tournament(people, rounds=1, entry=100, prize_split=[100])
-    for person in (ana, bea):
-        services.register(user=person, tournament_id=t.pk)
-    t = start(t)
-    game, = current_games(t)
+    t, game = one_on_one(people, entry=100, prize_split=[100])
     show_up(game, [ana])  # bea never comes
     opened = game.opened_at
     assert running.forfeits_due(now=opened + timedelta(seconds=119)) == 0
@@ -218,12 +223,8 @@ def test_neither_side_showing_up_loses_both(people):
 
 
 def test_a_table_closed_before_its_match_decides_the_game_as_a_no_show(people):
-    ana, bea = people["ana"], people["bea"]
-    t = new_tournament(people, rounds=1)
-    for person in (ana, bea):
-        services.register(user=person, tournament_id=t.pk)
-    t = start(t)
-    game, = current_games(t)
+    bea = people["bea"]
+    t, game = one_on_one(people)
     show_up(game, [bea])
     tables.cancel_waiting(table_id=game.table_id, reason="unfilled")
     game.refresh_from_db()
@@ -231,12 +232,7 @@ def test_a_table_closed_before_its_match_decides_the_game_as_a_no_show(people):
 
 
 def test_leaving_during_the_match_loses_the_game(people):
-    ana, bea = people["ana"], people["bea"]
-    t = new_tournament(people, rounds=1, target=100)
-    for person in (ana, bea):
-        services.register(user=person, tournament_id=t.pk)
-    t = start(t)
-    game, = current_games(t)
+    _, game = one_on_one(people, target=100)
     show_up(game)
     table = Table.objects.get(pk=game.table_id)
     leaver = table.seats.get(index=1).user
@@ -246,12 +242,8 @@ def test_leaving_during_the_match_loses_the_game(people):
 
 
 def test_only_the_games_people_sit_at_its_table(people):
-    ana, bea = people["ana"], people["bea"]
-    t = new_tournament(people, rounds=1)
-    for person in (ana, bea):
-        services.register(user=person, tournament_id=t.pk)
-    t = start(t)
-    game, = current_games(t)
+    bea = people["bea"]
+    _, game = one_on_one(people)
     tables.leave_table(user=bea, table_id=game.table_id)  # before the match: only a free seat
     assert not Game.objects.get(pk=game.pk).decided
     with pytest.raises(services.ServiceError) as err:
@@ -266,14 +258,10 @@ def test_who_came_before_the_site_restarted_is_not_a_no_show(people):
     """A restart of the site ends every socket (the sweep, or the killed process's lease): a
     person who had come to the tournament table and is away when the no-show limit passes,
     because the site was down, still counts as having come."""
-    ana, bea = people["ana"], people["bea"]
-    t = new_tournament(people, rounds=1)
-    for person in (ana, bea):
-        services.register(user=person, tournament_id=t.pk)
-    t = start(t)
-    game, = current_games(t)
+    ana = people["ana"]
+    t, game = one_on_one(people)
     show_up(game, [ana])  # bea never comes
-    tables.disconnect(channel_name=f"test.{game.table_id}.{ana.pk}")  # the site goes down
+    tables.disconnect(channel_name=socket_of(game, ana))  # the site goes down
     assert Table.objects.get(pk=game.table_id).seats.get(user=ana).away_since is not None
     assert running.forfeits_due(now=game.opened_at + timedelta(minutes=10)) == 1
     game.refresh_from_db()
