@@ -6,6 +6,7 @@ Kept free of Django imports so that scripts and tests can use them directly.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -23,8 +24,9 @@ POSTGRES_SCHEMES = {"postgres", "postgresql", "pgsql"}
 SQLITE_SCHEMES = {"sqlite", "sqlite3"}
 
 
-def env_bool(name: str, default: bool = False) -> bool:
-    value = os.environ.get(name)
+def env_bool(name: str, default: bool = False, environ: Mapping[str, str] | None = None) -> bool:
+    """``name`` in ``environ`` (the process's environment by default) read as a switch."""
+    value = (os.environ if environ is None else environ).get(name)
     if value is None or value.strip() == "":
         return default
     return value.strip().lower() in TRUE_VALUES

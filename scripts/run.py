@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from apps.core import processes  # noqa: E402  (stdlib only; needs ROOT on the path)
-from config.env import TRUE_VALUES  # noqa: E402  (no Django either)
+from config.env import env_bool  # noqa: E402  (no Django either)
 
 STOP_TIMEOUT = 10.0
 
@@ -155,7 +155,7 @@ def main() -> int:
         log("migrating the database")
         subprocess.run([python, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env,
                        check=True)
-        if env["DEBUG"].strip().lower() not in TRUE_VALUES:
+        if not env_bool("DEBUG", environ=env):
             # With DEBUG off the pages name their static files by the hashed names of
             # collectstatic's manifest: without it every page (the error page too) fails.
             log("collecting static files (DEBUG is off)")
