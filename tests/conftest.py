@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from config.env import celery_broker_options, channel_layers, redis_urls
+from tools import procs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -194,9 +194,7 @@ def free_port() -> int:
 
 
 def find_free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return procs.free_port()
 
 
 def wait_for_http(url: str, timeout: float = 60.0, proc: subprocess.Popen | None = None) -> bytes:

@@ -107,7 +107,7 @@ class Site:
     def __init__(self, env: dict[str, str], log_dir: Path, redis: procs.RedisServer) -> None:
         self.redis = redis
         self.database_url = env["DATABASE_URL"]
-        self.ports = [procs.free_port(), procs.free_port()]
+        self.ports = procs.free_ports(2)
         self.webs = [procs.daphne(port, env, log_dir, name=f"daphne-{i + 1}")
                      for i, port in enumerate(self.ports)]
         self.worker = procs.worker(env, log_dir)

@@ -32,10 +32,20 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 ERROR_LINE = re.compile(r"Traceback|ERROR|Exception")
 
 
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct TCP ports on 127.0.0.1 that were free a moment ago. Every socket is
+    held until all are picked: picked one at a time, the kernel may hand out the same port
+    twice (a test's nginx once listened on the port its upstream Daphne was then refused)."""
+    with contextlib.ExitStack() as held:
+        socks = [held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+                 for _ in range(count)]
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in socks]
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
 
 
 def raise_open_files() -> None:

@@ -21,7 +21,7 @@ from websockets.sync.client import connect
 
 from tools import procs
 
-from ..conftest import ROOT, find_free_port
+from ..conftest import ROOT
 
 NGINX = shutil.which("nginx") or (Path("/usr/sbin/nginx") if Path("/usr/sbin/nginx").exists()
                                   else None)
@@ -97,8 +97,7 @@ def tail(path: Path, lines: int = 15) -> str:
 
 def test_nginx_passes_pages_and_sockets_to_whichever_web_process_is_up(tmp_path, redis_url):
     self_signed(tmp_path)
-    ports = [find_free_port(), find_free_port()]
-    http, https = find_free_port(), find_free_port()
+    *ports, http, https = procs.free_ports(4)
     conf = local_conf(tmp_path, ports, http, https)
     checked = subprocess.run([NGINX, "-t", "-c", str(conf), "-e", str(tmp_path / "t.log")],
                              capture_output=True, text=True)
