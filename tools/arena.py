@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import random
 import statistics
@@ -31,6 +32,8 @@ from apps.rules.engine import END_NAMES, OPEN, Match, Round, deal
 from apps.rules.presets import make_rules
 from apps.rules.tiles import HI, LO, TILE_ID, parse_tile
 from apps.rules.view import seat_view
+
+from . import procs
 
 LIB_PLAYERS = ("random", "bota_gorda", "double", "probabilistic_alphabeta")
 
@@ -212,6 +215,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="hidden deals per decision of lib:probabilistic_alphabeta")
     parser.add_argument("--lib-start", type=int, default=12,
                         help="move from which lib:probabilistic_alphabeta searches")
+    parser.add_argument("--pairs", default=None,
+                        help="write each deal pair's points (A's, both sides') as JSON lines "
+                             "here, to compare two side A's on the same deals")
     args = parser.parse_args(argv)
 
     options = {"preset": args.preset}
@@ -255,12 +261,18 @@ def main(argv: list[str] | None = None) -> None:
         pair_pts_tot.append(pt)
         pair_win_a.append(wa)
         pair_win_tot.append(wt)
+        if args.pairs:
+            with open(args.pairs, "a") as out:
+                out.write(json.dumps({"seed": args.seed, "deal": i, "a": pa, "total": pt,
+                                      "won_a": wa, "won": wt}) + "\n")
     elapsed = time.perf_counter() - started
 
     share, half = ratio_ci(pair_pts_a, pair_pts_tot)
     wshare, whalf = ratio_ci(pair_win_a, pair_win_tot)
     print(f"preset {rules.preset}, {n} players, {args.rounds} deals x 2 (sides swapped), "
-          f"seed {args.seed}, {elapsed:.0f} s")
+          f"seed {args.seed}, {elapsed:.0f} s; this machine's loop "
+          f"{procs.loop_seconds():.2f} s (tools.procs.loop_seconds: decision times scale "
+          "with it)")
     print("95% CI: normal, delta method over deal pairs")
     print(f"{'side':<28} {'rounds won':>18} {'points':>18} {'p50 ms':>8} {'p99 ms':>8}")
     for k in (0, 1):

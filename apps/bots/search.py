@@ -19,16 +19,18 @@ import random
 from dataclasses import dataclass
 
 from apps.rules.engine import Round
-from apps.rules.tiles import HI, IS_DOUBLE, LO, PIPS
+from apps.rules.tiles import HI, LO, PIPS
 
+from . import playout
 from .infer import Weigher
+from .playout import BLOCK_BONUS, DOUBLE_BONUS, EPSILON
 from .solver import Solver, applies
 from .state import Public
 
-# Rollout policy: heaviest tile first (doubles count a little more), now and then a random one
-# so that a deal is not played out the same way every time.
-DOUBLE_BONUS = tuple(3 if d else 0 for d in IS_DOUBLE)
-EPSILON = 0.15
+# Rollout policy: heaviest tile first (doubles count a little more, DOUBLE_BONUS), now and then
+# a random one (EPSILON) so that a deal is not played out the same way every time; its
+# constants live with the partnership games' fast playout (:mod:`apps.bots.playout`), which
+# must play exactly as these do.
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class Budget:
 
 BUDGETS = {
     "expert": Budget(playouts=1000, min_deals=40, exact_tiles=0, infer=0.7),
-    "master": Budget(playouts=3600, min_deals=100, exact_tiles=18, exact_deals=90,
+    "master": Budget(playouts=7200, min_deals=100, exact_tiles=18, exact_deals=180,
                      blocking=True, halving=True, infer=0.7),
 }
 
@@ -106,8 +108,6 @@ def rollout(w: Round, rng: random.Random) -> None:
                 move = m
         w.play(*move)
 
-
-BLOCK_BONUS = 8
 
 
 def rollout_blocking(w: Round, rng: random.Random) -> None:
@@ -306,6 +306,9 @@ def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
                     values[k].append(v)
                     if key >= 0:
                         solved[key, k] = v
+                elif playout.applies(w):
+                    values[k].append(playout.play_out(w, random.Random(seed), side,
+                                                      blocking=budget.blocking))
                 else:
                     play_out(w, random.Random(seed))
                     values[k].append(side_value(w, side, fives_before))
