@@ -7,7 +7,7 @@ import random
 import pytest
 
 from apps.bots import playout, search
-from apps.bots.state import Public
+from apps.bots.state import Public, shuffle
 from apps.rules.presets import make_rules
 from apps.rules.view import seat_view
 
@@ -74,3 +74,13 @@ def test_the_search_makes_the_same_choices_with_the_fast_playout(monkeypatch) ->
             slow = search.estimate(pub, random.Random(1), budget)
         assert (fast.chosen, fast.values) == (slow.chosen, slow.values)
         compared += 1
+
+
+def test_the_samplers_shuffle_is_pythons() -> None:
+    for seed in range(300):
+        for size in (0, 1, 2, 3, 7, 21, 28):
+            mine, theirs = list(range(size)), list(range(size))
+            a, b = random.Random(seed), random.Random(seed)
+            shuffle(mine, a)
+            b.shuffle(theirs)
+            assert mine == theirs and a.random() == b.random()
