@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import random
 
-from apps.rules.engine import Round, round_to_five
+from apps.rules.engine import Round
 from apps.rules.tiles import HI, IS_DOUBLE, LO, PIPS
 
-from .solver import FIT
+from .solver import FIT, Solver, points_won
+from .solver import applies as _solver_applies
 
 #: The rollout policy's constants, for both playouts (``search.rollout``, ``rollout_blocking``
 #: and :func:`play_out`): a tile's weight is its pips plus 3 for a double; a random legal move
@@ -30,20 +31,10 @@ WEIGHT = tuple(PIPS[t] + DOUBLE_BONUS[t] for t in range(28))
 
 
 def applies(w: Round) -> bool:
-    """Whether :func:`play_out` can take this position (one already opened)."""
-    r = w.rules
-    return (r.partners and not r.fives and w.n == 4 and w.n_ends == 2 and w.on_table > 0
-            and (w.bone_pos >= len(w.boneyard) or not r.draws))
-
-
-def _points(kind: str, own: int, others: int) -> int:
-    if kind == "opponents":
-        return others
-    if kind == "opponents_minus_own":
-        return others - own
-    if kind == "all":
-        return others + own
-    return round_to_five(others)
+    """Whether :func:`play_out` can take this position: the positions the fast solver takes
+    (:func:`apps.bots.solver.applies`: two pairs, two ends, no fives, nothing left to draw, the
+    first tile down). Its own name, so that a test can send the search back to the engine."""
+    return _solver_applies(w)
 
 
 def play_out(w: Round, rng: random.Random, side: int, *, blocking: bool) -> float:
@@ -125,27 +116,13 @@ def play_out(w: Round, rng: random.Random, side: int, *, blocking: bool) -> floa
 
 
 def _value(w: Round, hands: list[list[int]], side: int, reason: str, last: int) -> float:
-    """``Round._finish`` and ``search.side_value`` for two pairs, in one."""
-    r = w.rules
+    """``Round._finish`` and ``search.side_value`` for two pairs, counted as the fast solver
+    counts an ending (``last`` laid the last tile)."""
     pips = [sum(PIPS[t] for t in h) for h in hands]
-    side_pips = [pips[0] + pips[2], pips[1] + pips[3]]
     if reason == "domino":
-        winner = last & 1
-        kind = r.domino_points
+        me = last & 1
+        own = pips[me] + pips[me + 2]
+        value = points_won(w.rules.domino_points, own, pips[1 - me] + pips[3 - me])
     else:
-        kind = r.blocked_points
-        if side_pips[0] != side_pips[1]:
-            winner = 0 if side_pips[0] < side_pips[1] else 1
-        else:
-            rule = r.blocked_tie
-            if rule == "closer_wins":
-                winner = last & 1
-            elif rule == "closer_loses":
-                winner = 1 - (last & 1)
-            elif rule == "opener_loses":
-                winner = 1 - (w.opener & 1)
-            else:
-                return 0.0
-    own = side_pips[winner]
-    points = _points(kind, own, side_pips[0] + side_pips[1] - own)
-    return float(points if winner == side else -points)
+        value = Solver(w).blocked(pips, last)
+    return float(value if (last & 1) == side else -value)

@@ -109,7 +109,6 @@ def rollout(w: Round, rng: random.Random) -> None:
         w.play(*move)
 
 
-
 def rollout_blocking(w: Round, rng: random.Random) -> None:
     """Like :func:`rollout`, but a seat also counts whether the next seat could follow.
 

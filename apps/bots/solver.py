@@ -28,7 +28,9 @@ def applies(w: Round) -> bool:
             and (w.bone_pos >= len(w.boneyard) or not r.draws))
 
 
-def _points(kind: str, own: int, others: int) -> int:
+def points_won(kind: str, own: int, others: int) -> int:
+    """What a pair that won with ``own`` pips against ``others`` scores, by the preset's kind
+    (``Rules.domino_points`` / ``blocked_points``), as ``Round._finish`` scores it."""
     if kind == "opponents":
         return others
     if kind == "opponents_minus_own":
@@ -66,7 +68,7 @@ class Solver:
         v = self._nm(hands, pips, w.ends[0], w.ends[1], w.turn, w.passes, -10_000, 10_000)
         return float(v if self.side_of(w.turn) == side else -v)
 
-    def _blocked(self, pips: list[int], turn: int) -> int:
+    def blocked(self, pips: list[int], turn: int) -> int:
         """Value for the side of ``turn`` (the last to lay a tile) of a blocked round."""
         me = turn & 1
         mine = pips[me] + pips[me + 2]
@@ -84,8 +86,8 @@ class Solver:
             else:
                 return 0
         if won:
-            return _points(self.blocked_kind, mine, theirs)
-        return -_points(self.blocked_kind, theirs, mine)
+            return points_won(self.blocked_kind, mine, theirs)
+        return -points_won(self.blocked_kind, theirs, mine)
 
     def _nm(self, hands: list[int], pips: list[int], a: int, b: int, turn: int, passes: int,
             alpha: int, beta: int) -> int:
@@ -109,7 +111,7 @@ class Solver:
         movable = mine & (FIT[a] | FIT[b])
         if not movable:
             if passes + 1 >= 4:
-                best = self._blocked(pips, turn)
+                best = self.blocked(pips, turn)
                 self.table[key] = (EXACT, best)
                 return best
             best = -self._nm(hands, pips, a, b, nxt, passes + 1, -beta, -alpha)
@@ -127,7 +129,7 @@ class Solver:
                 me = turn & 1
                 own = pips[me] + pips[me + 2] - p
                 others = pips[1 - me] + pips[3 - me]
-                v = _points(self.domino_kind, own, others)
+                v = points_won(self.domino_kind, own, others)
             else:
                 v = None
             on = OTHER[t]
