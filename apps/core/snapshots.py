@@ -89,6 +89,16 @@ def load_version(table_id: int, code: str, version: int) -> dict | None:
     return load(table_id, code)
 
 
+def remembered(table_id: int, code: str, at_least: int) -> dict | None:
+    """The snapshot this process stored last for the table, if it is version ``at_least`` or
+    newer: a web process that applied a move itself needs no read of it back from Redis when
+    the move's doorbell reaches its sockets before the move's own answer does."""
+    snap = _local.get(table_id)
+    if snap is not None and snap["version"] >= at_least and snap["table"]["code"] == code:
+        return snap
+    return None
+
+
 def store(table_id: int, snap: dict, *, pipe=None) -> bool:
     """Keep ``snap`` unless Redis already has this version or a newer one. Never raises: a
     snapshot not stored is built again by its first reader. Called after the commit of the

@@ -244,6 +244,13 @@ class Hub:
         known = self.snaps.get(table_id)
         if known is not None and known["table"]["code"] == code and known["version"] >= at_least:
             return known
+        if at_least >= 0:
+            # A version this process may have stored itself (a move applied on one of its
+            # database threads, whose doorbell came round before the move's answer).
+            mine = snapshots.remembered(table_id, code, at_least)
+            if mine is not None:
+                self.offer(table_id, mine)
+                return mine
         flight = self.flights.get((table_id, code))
         if flight is None:
             flight = asyncio.get_running_loop().create_task(self._fetch(table_id, code, at_least))

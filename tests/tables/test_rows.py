@@ -37,6 +37,45 @@ def test_the_locked_table_is_the_orm_s_row(playing):
     assert rows.locked_table(10**9) is None
 
 
+def test_instances_built_without_from_db_are_what_from_db_builds(playing):
+    orm = Table.objects.get(pk=playing.pk)
+    with transaction.atomic():
+        got = rows.locked_table(playing.pk)
+    assert rows._shape(Table, "t").direct  # the fast way is the one these tests exercise
+    assert got.__dict__.keys() == orm.__dict__.keys()
+    assert {k: v for k, v in vars(got).items() if k != "_state"} == \
+        {k: v for k, v in vars(orm).items() if k != "_state"}
+    assert got == orm and hash(got) == hash(orm)
+    assert got.created_at.tzinfo is orm.created_at.tzinfo  # the same zone object as Django's
+    assert got.host == orm.host  # a relation is read when first asked for, as the ORM's
+    got.name = "Mesa 2"
+    got.save(update_fields=["name"])
+    assert Table.objects.get(pk=playing.pk).name == "Mesa 2"
+
+
+def test_a_model_with_init_receivers_is_built_by_from_db(playing):
+    """Somebody listening to post_init (an image field's dimensions, an audit app) is called
+    for every instance, as the ORM would call it."""
+    from django.db.models.signals import post_init
+
+    seen = []
+
+    def heard(sender, instance, **kwargs):
+        seen.append(instance.pk)
+
+    post_init.connect(heard, sender=Table)
+    try:
+        shape = rows._Shape(Table, "t")
+        assert not shape.direct
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(rows._locked_table_sql(), [playing.pk])
+            got = shape.make(cursor.fetchall()[0])
+    finally:
+        post_init.disconnect(heard, sender=Table)
+    assert seen == [playing.pk] and fields_of(got) == fields_of(playing)
+    assert rows._Shape(Table, "t").direct
+
+
 def test_seats_come_with_their_people_and_profiles_as_select_related_leaves_them(playing,
                                                                                   people):
     Seat.objects.filter(table=playing, index=3).update(user=None, is_bot=True,
@@ -147,6 +186,31 @@ def test_prepared_reads_count_as_queries_and_keep_the_time_zone(playing):
     assert "FOR UPDATE" in seen.captured_queries[0]["sql"]
     assert table.created_at == Table.objects.get(pk=playing.pk).created_at
     assert table.created_at.utcoffset() == timedelta(0)
+
+
+@pytest.mark.postgres
+def test_times_are_read_by_psycopg_s_own_loader_when_the_session_is_in_utc(playing):
+    """Django's loader parses in Python; where the session is in UTC psycopg's own gives the
+    same aware datetime, and the move path's cursors take it."""
+    import psycopg
+    from psycopg.pq import Format
+
+    oid = psycopg.adapters.types["timestamptz"].oid
+    with rows._cursor() as cursor:
+        loader = cursor.cursor.adapters.get_loader(oid, Format.TEXT)
+    assert loader is psycopg.adapters.get_loader(oid, Format.TEXT)
+    with connection.cursor() as cursor:
+        cursor.execute("SET TIME ZONE 'America/Sao_Paulo'")
+    try:
+        with rows._cursor() as cursor:  # another zone: Django's loader, in the setting's zone
+            assert cursor.cursor.adapters.get_loader(oid, Format.TEXT) is not \
+                psycopg.adapters.get_loader(oid, Format.TEXT)
+        table = rows.locked_table(playing.pk)
+        assert table.created_at == Table.objects.get(pk=playing.pk).created_at
+        assert table.created_at.utcoffset() == timedelta(0)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET TIME ZONE 'UTC'")
 
 
 def test_a_moves_reads_come_together_as_their_own_statements_give_them(playing):
