@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 import socket
 import time
@@ -46,7 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
 from apps.core import snapshots, wire
 from apps.tables.services import HEARTBEAT, Lease, register_node, renew_lease
@@ -133,8 +134,22 @@ async def db(fn, *args, **kwargs):
     """
     if _db_threads() == 1:
         return await DatabaseSyncToAsync(_trusted_while_busy(fn))(*args, **kwargs)
-    return await DatabaseSyncToAsync(_trusted_while_busy(fn), thread_sensitive=False,
-                                     executor=executor())(*args, **kwargs)
+    # What DatabaseSyncToAsync does on a pool of its own, without asgiref's bookkeeping for
+    # thread-sensitive calls and async_to_sync inside them (nothing called here uses either):
+    # the hop cost a quarter more (136 against 102 us of CPU for a call doing nothing).
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(
+        executor(), context.run, _in_thread, fn, args, kwargs)
+
+
+def _in_thread(fn, args: tuple, kwargs: dict):
+    # As DatabaseSyncToAsync.thread_handler: a connection past its age or broken is closed
+    # before the call and after it, on the thread that owns it.
+    close_old_connections()
+    try:
+        return _trusted_while_busy(fn)(*args, **kwargs)
+    finally:
+        close_old_connections()
 
 
 def heartbeat_seconds() -> float:

@@ -390,9 +390,17 @@ def _move_words(lang: str, preset: str, names: tuple, bots: tuple, passed: tuple
             "preset_name": str(dict(PRESET_CHOICES).get(preset, preset)),
             "closed_reason": "",
             "seat_names": seat_names(list(names), list(bots)),
-            "passed": {seat: passed_words(list(nums)) for seat, nums in passed},
+            "passed": {seat: _passed_in(lang, nums) for seat, nums in passed},
             "sentence": None,
         }
+
+
+@functools.lru_cache(maxsize=1024)
+def _passed_in(lang: str, nums: tuple) -> str:
+    # Called inside ``translation.override(lang)``. Every pass changes a seat's numbers and so
+    # misses the cache above, which then worded every seat's passes again (eight lookups in
+    # the catalogue each); a seat's passes are few and repeat across tables.
+    return passed_words(list(nums))
 
 
 def build_latest(table_id: int) -> dict | None:

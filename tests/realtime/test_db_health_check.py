@@ -46,3 +46,32 @@ def test_health_checks_only_after_the_grace(monkeypatch):
         assert len(checks) == 3  # idle past the grace: each call checks first
     finally:
         hub.close_threads()
+
+
+def test_calls_on_the_pool_run_in_the_caller_s_context_and_close_old_connections(monkeypatch):
+    import contextvars
+    import threading
+
+    where = contextvars.ContextVar("where", default="nowhere")
+    closes = []
+    monkeypatch.setattr(hub, "close_old_connections", lambda: closes.append(1))
+    monkeypatch.setattr(hub, "_db_threads", lambda: 3)
+
+    def ask():
+        return threading.current_thread().name, where.get()
+
+    def fail():
+        raise LookupError("no such seat")
+
+    async def calls():
+        where.set("table 7")
+        name, seen = await hub.db(ask)
+        assert name.startswith("db") and seen == "table 7"
+        with pytest.raises(LookupError, match="no such seat"):
+            await hub.db(fail)
+
+    try:
+        asyncio.run(calls())
+    finally:
+        hub.close_threads()
+    assert len(closes) == 4  # before and after each call, on its thread
