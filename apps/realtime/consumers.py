@@ -159,6 +159,28 @@ def _ref(msg: dict):
     return ref if len(ref) <= 64 else None
 
 
+#: Tries at joining a group, and the pause before the next (growing with each). Just after a
+#: Redis restart channels-redis's pub/sub layer re-makes its connection: its reader and a
+#: SUBSCRIBE may then both wait on the handshake ("read() called while another coroutine is
+#: already waiting for incoming data"), and a person arriving on a quiet site got a 1011 close
+#: (tests/realtime/test_idle_site.py, one run in several). Joining twice is harmless.
+JOIN_TRIES = 4
+JOIN_PAUSE = 0.25
+
+
+async def join_group(layer, group: str, channel: str) -> None:
+    """``layer.group_add``, tried again while the layer's Redis connection is being re-made."""
+    for attempt in range(JOIN_TRIES):
+        try:
+            await layer.group_add(group, channel)
+            return
+        except (RuntimeError, *OUTAGES) as err:
+            if attempt == JOIN_TRIES - 1:
+                raise
+            warn(log, f"joining {group}", err)
+            await asyncio.sleep(JOIN_PAUSE * (attempt + 1))
+
+
 class SafeConsumer(AsyncWebsocketConsumer):
     """A socket whose end, however it comes, runs :meth:`cleanup`; and whose frames always get
     an answer."""
@@ -278,8 +300,8 @@ class TableSocket(SafeConsumer):
     async def start_table(self, code: str, version: int) -> None:
         self.code = code
         self.lock = asyncio.Lock()
-        await self.channel_layer.group_add(table_group(self.table_id), self.channel_name)
-        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        await join_group(self.channel_layer, table_group(self.table_id), self.channel_name)
+        await join_group(self.channel_layer, user_group(self.user.pk), self.channel_name)
         self.joined = True
         hub().join(self)
         await self.send_state(at_least=version, force=True)
@@ -522,7 +544,7 @@ class MeConsumer(SafeConsumer):
         if await db(is_banned, self.user):
             await self.close(code=BANNED_CLOSE_CODE)
             return
-        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        await join_group(self.channel_layer, user_group(self.user.pk), self.channel_name)
         self.joined = True
 
     async def cleanup(self) -> None:

@@ -17,7 +17,7 @@ from apps.core.protocol import NOT_FOUND_CLOSE_CODE, SIGNED_OUT_CLOSE_CODE
 from apps.tournaments.models import Tournament
 from apps.tournaments.notify import group
 
-from .consumers import CLOSE_REASONS, SafeConsumer
+from .consumers import CLOSE_REASONS, SafeConsumer, join_group
 from .hub import db
 
 
@@ -41,7 +41,7 @@ class TournamentConsumer(SafeConsumer):
         if not await db(_exists, self.tournament_id):
             await self.close(code=NOT_FOUND_CLOSE_CODE)
             return
-        await self.channel_layer.group_add(group(self.tournament_id), self.channel_name)
+        await join_group(self.channel_layer, group(self.tournament_id), self.channel_name)
         self.joined = True
         # Whatever changed while the page was loading or reconnecting: read it now.
         await self.send_json({"type": "changed"})
