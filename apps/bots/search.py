@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from apps.rules.engine import Round
 from apps.rules.tiles import HI, LO, PIPS
 
-from . import playout
 from .infer import Weigher
 from .playout import BLOCK_BONUS, DOUBLE_BONUS, EPSILON
+from .playout import applies as partnership_playout_applies
+from .playout import play_out as partnership_play_out
 from .solver import Solver, applies
 from .state import Public
 
@@ -305,9 +306,9 @@ def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
                     values[k].append(v)
                     if key >= 0:
                         solved[key, k] = v
-                elif playout.applies(w):
-                    values[k].append(playout.play_out(w, random.Random(seed), side,
-                                                      blocking=budget.blocking))
+                elif partnership_playout_applies(w):
+                    values[k].append(partnership_play_out(w, random.Random(seed), side,
+                                                          blocking=budget.blocking))
                 else:
                     play_out(w, random.Random(seed))
                     values[k].append(side_value(w, side, fives_before))
