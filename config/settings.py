@@ -344,11 +344,16 @@ LOGGING = {
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
     },
+    "filters": {
+        # A refused request (403) is one line, not a traceback (apps/core/request_log.py).
+        "one_line_refusals": {"()": "apps.core.request_log.OneLineRefusals"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain"},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "django.request": {"filters": ["one_line_refusals"]},
     },
 }
