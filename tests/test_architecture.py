@@ -5,6 +5,7 @@ CI runs only the README's test command, so the contracts run here."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +28,15 @@ def test_no_module_of_the_apps_is_too_long_to_read_at_once():
             if "migrations" not in path.parts
             and (n := len(path.read_text().splitlines())) > MODULE_LINES}
     assert long == {}
+
+
+def test_the_table_services_share_only_public_names():
+    """A module of apps/tables/services/ takes from a sibling only names without a leading
+    underscore: what the modules share is public where it lives, an underscore keeps a name
+    to its own module."""
+    private = [f"{path.name}: {node.module}.{alias.name}"
+               for path in sorted((ROOT / "apps" / "tables" / "services").glob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.ImportFrom) and node.level == 1
+               for alias in node.names if alias.name.startswith("_")]
+    assert private == []

@@ -7,7 +7,7 @@ docs/club.md writes it. A hook may refuse the change by raising ``ServiceError``
 transaction, the table's rows included, rolls back. What happens *after* the commit (sockets,
 timers) is not a hook: the services do it with ``transaction.on_commit``.
 
-- :func:`on_change`: every new version of a table (``services.base._bump``), with its seats and
+- :func:`on_change`: every new version of a table (``services.base.bump``), with its seats and
   events: the club's stake tables keep their escrow in step with the seats here.
 - :func:`on_match_finished`: a match's last round was settled: the club pays it.
 - :func:`on_refusal`: may this person act at all (create, join, play now, rename)? Moderation's

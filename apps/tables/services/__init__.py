@@ -10,7 +10,10 @@
 - :mod:`.play`: practice (and guests), quick play;
 - :mod:`.staff`: what moderators do to a table.
 
-Callers use this package's names (``services.play_move``); the modules are for reading.
+Callers use this package's names (``services.play_move``); the modules are for reading. A
+module's name without a leading underscore that is not listed here (``base.bump``,
+``rounds.deal``, ...) is one its sibling modules share; an underscore keeps a name to its
+module.
 """
 
 from apps.core.errors import ServiceError, StaleMove

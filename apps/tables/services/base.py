@@ -2,11 +2,11 @@
 
 Every service function takes the table's row lock first (:func:`lock_table`), checks the caller's
 right to act (and, for a move, the round and ply it was sent for: ``moves._check_position``),
-changes the rows, and ends with :func:`_bump`: it arms the clock, advances the version with a
+changes the rows, and ends with :func:`bump`: it arms the clock, advances the version with a
 conditional UPDATE (so a change racing another is refused with :class:`StaleMove` even where
 the database ignores FOR UPDATE), writes the version's events and builds its snapshot
 (``apps.tables.state``). Only after the commit is the snapshot stored and the table's doorbell
-rung (:func:`_ring`): a rolled-back change is never seen. So a move sent twice, from two tabs,
+rung (:func:`ring`): a rolled-back change is never seen. So a move sent twice, from two tabs,
 or racing a timer is applied once; the other call gets :class:`StaleMove`.
 
 What other apps add to a change inside this transaction (a stake table's escrow, the club's
@@ -35,7 +35,7 @@ from ..models import (
     Seat,
     Table,
 )
-from .clock import _arm_clock
+from .clock import arm_clock
 
 User = get_user_model()
 
@@ -65,7 +65,7 @@ def lock_table(table_id: int, *, for_move: bool = False) -> Table:
     """The table's row, locked until the transaction ends.
 
     ``for_move``: a move's call, which changes the seats only through the objects
-    :func:`_seats` returns, reads the seats and the current match with the lock, in one round
+    :func:`table_seats` returns, reads the seats and the current match with the lock, in one round
     trip. Other calls read them when first needed, after changing rows of their own.
     """
     # The host's and pauser's names, which the snapshot needs, come with the seats when they
@@ -81,14 +81,14 @@ def lock_table(table_id: int, *, for_move: bool = False) -> Table:
     return table
 
 
-def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
-          match: Match | None = None, moved: bool = False, new_turn: bool = False,
-          now: datetime | None = None) -> Outcome:
+def bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
+         match: Match | None = None, moved: bool = False, new_turn: bool = False,
+         now: datetime | None = None) -> Outcome:
     """Arm the clock, advance the version with a conditional UPDATE (SQLite ignores FOR UPDATE,
     a WHERE on the version it does not), write the version's events, keep the engine's position
     when the match ``moved``, and build the version's snapshot; store and ring after commit."""
     now = now or timezone.now()
-    seats = _seats(table)
+    seats = table_seats(table)
     # What the apps above add in this transaction (a stake table's escrow follows its seats);
     # a hook may refuse the change.
     hooks.table_changing(table=table, seats=seats, events=events, now=now)
@@ -96,7 +96,7 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
     if engine is None and table.state == Table.State.PLAYING:
         match = rows.current_match(table.pk)
         engine = game.restore(match)
-    deadline_for, actor = _arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
+    deadline_for, actor = arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
     old = table.version
     position = (match.pk, game.position_of(match, engine, game.round_id(match))) if moved \
         else None
@@ -114,11 +114,11 @@ def _bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *
                            events=events)
     outcome = Outcome(table.pk, table.version, events, table.turn_deadline, deadline_for,
                       snapshot, actor)
-    transaction.on_commit(lambda: _ring(outcome))
+    transaction.on_commit(lambda: ring(outcome))
     return outcome
 
 
-def _ring(outcome: Outcome) -> None:
+def ring(outcome: Outcome) -> None:
     """After the commit: the snapshot and the doorbell, the next timer, then what the apps
     above do with the version's events (``hooks.on_committed``)."""
     def timer(pipe) -> None:
@@ -138,7 +138,7 @@ def require_signed_in(user) -> None:
         raise ServiceError(_("Your account cannot play now."), code="inactive")
 
 
-def _require_host(table: Table, user) -> None:
+def require_host(table: Table, user) -> None:
     require_signed_in(user)
     if table.host_id != user.pk:
         raise ServiceError(_("Only the host can do that."), code="not_host")
@@ -149,7 +149,7 @@ def require_open(table: Table) -> None:
         raise ServiceError(_("This table is closed."), code="closed")
 
 
-def _seats(table: Table) -> list[Seat]:
+def table_seats(table: Table) -> list[Seat]:
     """The table's seats, by index, with their people's profiles: read once per service call
     (the call's later steps change these same objects, so the list stays true)."""
     cached = getattr(table, "_seat_list", None)
@@ -158,24 +158,24 @@ def _seats(table: Table) -> list[Seat]:
     return cached
 
 
-def _seat_of(table: Table, user) -> Seat:
+def seat_of(table: Table, user) -> Seat:
     require_signed_in(user)
-    seat = next((s for s in _seats(table) if s.user_id == user.pk), None)
+    seat = next((s for s in table_seats(table) if s.user_id == user.pk), None)
     if seat is None:
         raise ServiceError(_("You are not seated at this table."), code="not_seated")
     return seat
 
 
-def _seat_users(table: Table) -> list[int | None]:
-    return [None if s.is_bot else s.user_id for s in _seats(table)]
+def seat_users(table: Table) -> list[int | None]:
+    return [None if s.is_bot else s.user_id for s in table_seats(table)]
 
 
-def _present(table: Table, user_id: int) -> bool:
+def is_present(table: Table, user_id: int) -> bool:
     """Whether ``user_id`` holds a socket at the table (for seating someone new)."""
     return Connection.objects.filter(table=table, user_id=user_id).exists()
 
 
-def _require_account(user, message: str) -> None:
+def require_account(user, message: str) -> None:
     if is_guest(user):
         raise ServiceError(message, code="guest")
 
@@ -184,13 +184,13 @@ def _require_account(user, message: str) -> None:
 RUNNING = (Table.State.WAITING, Table.State.PLAYING)
 
 
-def _delete_table(table: Table) -> None:
+def delete_table(table: Table) -> None:
     """A practice table goes with every row it has (seats, matches, rounds, moves, events,
     connections, chat): it counts for nothing, so nothing of it is kept."""
     Table.objects.filter(pk=table.pk).delete()
 
 
-def _round_in_progress(table: Table) -> bool:
+def round_in_progress(table: Table) -> bool:
     if table.state != Table.State.PLAYING:
         return False
     match = table.current_match
@@ -198,7 +198,7 @@ def _round_in_progress(table: Table) -> bool:
                                                      voided=False).exists()
 
 
-def _playing(table: Table) -> tuple[Match, EngineMatch]:
+def playing_match(table: Table) -> tuple[Match, EngineMatch]:
     require_open(table)
     if table.state != Table.State.PLAYING:
         raise ServiceError(_("The match has not started."), code="not_started")
@@ -217,7 +217,7 @@ def _players_holding(table: Table) -> bool:
     return Connection.objects.filter(table=table, user_id__in=seated).exists()
 
 
-def _mark_if_empty(table: Table, events: list[dict], *, now: datetime) -> None:
+def mark_if_empty(table: Table, events: list[dict], *, now: datetime) -> None:
     """No seated person holds a socket any more: the table pauses by itself and its 2-minute
     expiry starts, however many watchers stay."""
     if table.empty_since is not None or table.state == Table.State.CLOSED \

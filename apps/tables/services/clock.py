@@ -31,25 +31,25 @@ AWAY_LIMIT = timedelta(minutes=2)
 EMPTY_LIMIT = timedelta(minutes=2)
 
 
-def _limit(name: str, default: timedelta) -> timedelta:
+def limit_setting(name: str, default: timedelta) -> timedelta:
     seconds = getattr(settings, name, None)
     return default if seconds is None else timedelta(seconds=seconds)
 
 
 def _grace_timed() -> timedelta:
-    return _limit("PRESENCE_GRACE_TIMED_SECONDS", GRACE_TIMED)
+    return limit_setting("PRESENCE_GRACE_TIMED_SECONDS", GRACE_TIMED)
 
 
 def _grace_untimed() -> timedelta:
-    return _limit("PRESENCE_GRACE_UNTIMED_SECONDS", GRACE_UNTIMED)
+    return limit_setting("PRESENCE_GRACE_UNTIMED_SECONDS", GRACE_UNTIMED)
 
 
-def _away_limit() -> timedelta:
-    return _limit("PRESENCE_AWAY_LIMIT_SECONDS", AWAY_LIMIT)
+def away_limit() -> timedelta:
+    return limit_setting("PRESENCE_AWAY_LIMIT_SECONDS", AWAY_LIMIT)
 
 
-def _empty_limit() -> timedelta:
-    return _limit("PRESENCE_EMPTY_LIMIT_SECONDS", EMPTY_LIMIT)
+def empty_limit() -> timedelta:
+    return limit_setting("PRESENCE_EMPTY_LIMIT_SECONDS", EMPTY_LIMIT)
 
 
 #: Bots whose search takes tens of milliseconds or more: they think before the row lock is
@@ -61,9 +61,9 @@ SLOW_BOT_LEVELS = frozenset({"expert", "master"})
 DUE_TOLERANCE = timedelta(milliseconds=50)
 
 
-def _arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
-               connected: set[int], *, new_turn: bool,
-               now: datetime) -> tuple[tuple[int, int] | None, str | None]:
+def arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
+              connected: set[int], *, new_turn: bool,
+              now: datetime) -> tuple[tuple[int, int] | None, str | None]:
     """Set when the table next acts by itself; return the position that deadline is for.
 
     A bot seat acts after the think time; a person's turn runs out after the turn time, or

@@ -26,19 +26,19 @@ from ..names import normalize_table_name, table_name_problem
 from .base import (
     NotDue,
     Outcome,
-    _bump,
-    _delete_table,
-    _playing,
-    _require_account,
-    _require_host,
-    _seats,
+    bump,
+    delete_table,
     lock_table,
+    playing_match,
+    require_account,
+    require_host,
     require_not_banned,
     require_open,
     require_signed_in,
+    table_seats,
 )
-from .clock import _empty_limit
-from .rounds import _begin_match, _deal
+from .clock import empty_limit
+from .rounds import begin_match, deal
 
 
 def create_table(*, host, preset: str, players: int | None = None, options: dict | None = None,
@@ -48,22 +48,22 @@ def create_table(*, host, preset: str, players: int | None = None, options: dict
     """Open a table; the host takes seat 0. Inconsistent options are refused with the reason.
     Guests may only practise (:func:`open_practice`)."""
     require_signed_in(host)
-    _require_account(host, _("Sign up to open a table for friends: your practice games stay "
+    require_account(host, _("Sign up to open a table for friends: your practice games stay "
                              "yours."))
     require_not_banned(host)
-    options, rules = _checked_options(preset, players, options)
+    options, rules = checked_options(preset, players, options)
     if not 0 <= bot_think_ms <= 10_000:
         raise ServiceError(_("Bots think between 0 and 10 seconds."), code="bad_options")
     name = _clean_name(name)
     with transaction.atomic():
-        return _new_table(host=host, preset=preset, rules=rules, options=options,
-                          public=public, allow_bots=allow_bots, bot_level=bot_level,
-                          bot_think_ms=bot_think_ms, name=name,
-                          watchers_allowed=bool(watchers_allowed))
+        return new_table(host=host, preset=preset, rules=rules, options=options,
+                         public=public, allow_bots=allow_bots, bot_level=bot_level,
+                         bot_think_ms=bot_think_ms, name=name,
+                         watchers_allowed=bool(watchers_allowed))
 
 
-def _checked_options(preset: str, players: int | None,
-                     options: dict | None) -> tuple[dict, Rules]:
+def checked_options(preset: str, players: int | None,
+                    options: dict | None) -> tuple[dict, Rules]:
     # None means "the preset's default", except for the turn time, where it means no limit.
     options = {k: v for k, v in (options or {}).items()
                if v is not None or k == "turn_seconds"}
@@ -74,7 +74,7 @@ def _checked_options(preset: str, players: int | None,
     return options, rules
 
 
-def _new_table(*, host, preset: str, rules: Rules, options: dict, **fields) -> Table:
+def new_table(*, host, preset: str, rules: Rules, options: dict, **fields) -> Table:
     """The table row (a fresh invite code), its empty seats and the host in seat 0."""
     for _attempt in range(5):
         try:
@@ -101,7 +101,7 @@ def find_by_code(code: str) -> Table:
     return table
 
 
-def _close_emptied(table: Table) -> list[dict]:
+def close_emptied(table: Table) -> list[dict]:
     table.state, table.closed_at, table.closed_reason = (Table.State.CLOSED, timezone.now(),
                                                          "empty")
     table.fill_at = None
@@ -122,12 +122,12 @@ def rename_table(*, user, table_id: int, name: str) -> Outcome:
     name = _clean_name(name)
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         require_not_banned(user)
         table.name = name
         table.save(update_fields=["name"])
-        return _bump(table, [{"kind": "renamed"}])
+        return bump(table, [{"kind": "renamed"}])
 
 
 def set_watching(*, user, table_id: int, allowed: bool) -> Outcome:
@@ -136,7 +136,7 @@ def set_watching(*, user, table_id: int, allowed: bool) -> Outcome:
     still come to the page to take a seat)."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         allowed = bool(allowed)
         if table.watchers_allowed == allowed:
@@ -144,7 +144,7 @@ def set_watching(*, user, table_id: int, allowed: bool) -> Outcome:
                                else _("Watching is already off."), code="unchanged")
         table.watchers_allowed = allowed
         table.save(update_fields=["watchers_allowed"])
-        return _bump(table, [{"kind": "watching", "allowed": allowed}])
+        return bump(table, [{"kind": "watching", "allowed": allowed}])
 
 
 def start_with_bots(*, user, table_id: int) -> Outcome:
@@ -152,24 +152,24 @@ def start_with_bots(*, user, table_id: int) -> Outcome:
     seated; every free seat gets a bot at the table's level and the match starts."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         if table.state != Table.State.WAITING:
             raise ServiceError(_("The match has already started."), code="started")
         if not table.allow_bots:
             raise ServiceError(_("This table does not allow bots."), code="no_bots")
-        if sum(s.user_id is not None for s in _seats(table)) < 2:
+        if sum(s.user_id is not None for s in table_seats(table)) < 2:
             raise ServiceError(_("Bots can fill the seats once a second person sits down."),
                                code="too_few_people")
         now = timezone.now()
-        return _start_now(table, _fill_with_bots(table, now, by="host"), now=now)
+        return start_now(table, fill_with_bots(table, now, by="host"), now=now)
 
 
 def start_match(*, user, table_id: int) -> Outcome:
     """The host starts when every seat is taken; options freeze; the first round is dealt."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         if table.state != Table.State.WAITING:
             raise ServiceError(_("The match has already started."), code="started")
@@ -177,13 +177,13 @@ def start_match(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
         table.state = Table.State.PLAYING
         table.save(update_fields=["state"])
-        events, match, engine = _begin_match(table, number=1)
-        return _bump(table, events, engine, match=match, moved=True, new_turn=True)
+        events, match, engine = begin_match(table, number=1)
+        return bump(table, events, engine, match=match, moved=True, new_turn=True)
 
 
-def _fill_with_bots(table: Table, now: datetime, *, by: str) -> list[dict]:
+def fill_with_bots(table: Table, now: datetime, *, by: str) -> list[dict]:
     events = []
-    for seat in _seats(table):
+    for seat in table_seats(table):
         if seat.empty:
             seat.is_bot, seat.bot_level, seat.joined_at = True, table.bot_level, now
             seat.save(update_fields=["is_bot", "bot_level", "joined_at"])
@@ -193,26 +193,26 @@ def _fill_with_bots(table: Table, now: datetime, *, by: str) -> list[dict]:
     return events
 
 
-def _start_now(table: Table, events: list[dict], *, now: datetime | None = None) -> Outcome:
+def start_now(table: Table, events: list[dict], *, now: datetime | None = None) -> Outcome:
     """Start the first match of a waiting table whose every seat is taken; the table counts
     as bot-filled when bots sit at it (the league counts such tables at half)."""
     table.state, table.fill_at = Table.State.PLAYING, None
-    table.bot_filled = any(s.is_bot for s in _seats(table))
+    table.bot_filled = any(s.is_bot for s in table_seats(table))
     table.save(update_fields=["state", "fill_at", "bot_filled"])
-    more, match, engine = _begin_match(table, number=1)
-    return _bump(table, events + more, engine, match=match, moved=True, new_turn=True, now=now)
+    more, match, engine = begin_match(table, number=1)
+    return bump(table, events + more, engine, match=match, moved=True, new_turn=True, now=now)
 
 
 def next_round(*, user, table_id: int) -> Outcome:
     """The host deals now rather than waiting for the table to deal by itself."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
-        match, engine = _playing(table)
-        return _next_round(table, match, engine)
+        require_host(table, user)
+        match, engine = playing_match(table)
+        return deal_next_round(table, match, engine)
 
 
-def _next_round(table: Table, match: Match, engine: EngineMatch) -> Outcome:
+def deal_next_round(table: Table, match: Match, engine: EngineMatch) -> Outcome:
     if table.paused:
         raise ServiceError(_("The table is paused."), code="paused")
     if engine.current is not None:
@@ -222,54 +222,54 @@ def _next_round(table: Table, match: Match, engine: EngineMatch) -> Outcome:
     if table.seats.filter(user__isnull=True, is_bot=False).exists():
         raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
     events: list[dict] = []
-    _deal(table, match, engine, events)
-    return _bump(table, events, engine, match=match, moved=True, new_turn=True)
+    deal(table, match, engine, events)
+    return bump(table, events, engine, match=match, moved=True, new_turn=True)
 
 
 def new_match(*, user, table_id: int) -> Outcome:
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
-        match, engine = _playing(table)
+        require_host(table, user)
+        match, engine = playing_match(table)
         if not engine.over:
             raise ServiceError(_("The match is still on."), code="match_on")
         if table.seats.filter(user__isnull=True, is_bot=False).exists():
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
-        events, match, engine = _begin_match(table, number=match.number + 1)
-        return _bump(table, events, engine, match=match, moved=True, new_turn=True)
+        events, match, engine = begin_match(table, number=match.number + 1)
+        return bump(table, events, engine, match=match, moved=True, new_turn=True)
 
 
 def pause(*, user, table_id: int) -> Outcome:
     """Freeze the table: no deal, no bot move, no clock."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
-        match, engine = _playing(table)
+        require_host(table, user)
+        match, engine = playing_match(table)
         if table.paused:
             raise ServiceError(_("The table is already paused."), code="paused")
         table.paused, table.paused_by, table.paused_at = True, user, timezone.now()
         table.save(update_fields=["paused", "paused_by", "paused_at"])
-        return _bump(table, [{"kind": "paused"}], engine, match=match)
+        return bump(table, [{"kind": "paused"}], engine, match=match)
 
 
 def resume(*, user, table_id: int) -> Outcome:
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         if not table.paused:
             raise ServiceError(_("The table is not paused."), code="not_paused")
-        return _resume(table, [{"kind": "resumed"}])
+        return unpause(table, [{"kind": "resumed"}])
 
 
-def _resume(table: Table, events: list[dict]) -> Outcome:
+def unpause(table: Table, events: list[dict]) -> Outcome:
     """The turn gets back exactly the time it had left when the table paused."""
     now = timezone.now()
     if table.paused_at and table.turn_started_at:
         table.turn_started_at += now - table.paused_at
     table.paused, table.paused_by, table.paused_at = False, None, None
     table.save(update_fields=["paused", "paused_by", "paused_at"])
-    return _bump(table, events, now=now)
+    return bump(table, events, now=now)
 
 
 def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome | None:
@@ -279,15 +279,15 @@ def close_empty(*, table_id: int, now: datetime | None = None) -> Outcome | None
     with transaction.atomic():
         table = lock_table(table_id)
         if table.state == Table.State.CLOSED or table.empty_since is None \
-                or table.empty_since + _empty_limit() > now:
+                or table.empty_since + empty_limit() > now:
             raise NotDue()
         if table.practice:
-            _delete_table(table)
+            delete_table(table)
             return None
         table.state, table.closed_at = Table.State.CLOSED, now
         table.closed_reason = "empty"
         table.save(update_fields=["state", "closed_at", "closed_reason"])
-        return _bump(table, [{"kind": "closed", "reason": "empty"}], now=now)
+        return bump(table, [{"kind": "closed", "reason": "empty"}], now=now)
 
 
 def mark_unopened(*, table_id: int, now: datetime | None = None) -> None:
@@ -299,7 +299,7 @@ def mark_unopened(*, table_id: int, now: datetime | None = None) -> None:
     with transaction.atomic():
         table = lock_table(table_id)
         if table.state != Table.State.WAITING or table.empty_since is not None \
-                or table.created_at + _empty_limit() > now \
+                or table.created_at + empty_limit() > now \
                 or Connection.objects.filter(table=table).exists():
             raise NotDue()
         # No new version: no page shows it, and closing it (the same sweep) makes one.
@@ -318,7 +318,7 @@ def cancel_waiting(*, table_id: int, reason: str, now: datetime | None = None) -
             raise ServiceError(_("The match has already started."), code="started")
         table.state, table.closed_at, table.closed_reason = Table.State.CLOSED, now, reason
         table.save(update_fields=["state", "closed_at", "closed_reason"])
-        return _bump(table, [{"kind": "closed", "reason": reason}], now=now)
+        return bump(table, [{"kind": "closed", "reason": reason}], now=now)
 
 
 def touch(*, table_id: int, events: list[dict]) -> Outcome:
@@ -326,4 +326,4 @@ def touch(*, table_id: int, events: list[dict]) -> Outcome:
     every socket at the table then sends its fresh state."""
     with transaction.atomic():
         table = lock_table(table_id)
-        return _bump(table, events)
+        return bump(table, events)

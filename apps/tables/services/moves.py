@@ -28,10 +28,19 @@ from ..models import (
     Seat,
     Table,
 )
-from .base import NotDue, Outcome, _bump, _playing, _seat_of, _seats, lock_table, require_signed_in
+from .base import (
+    NotDue,
+    Outcome,
+    bump,
+    lock_table,
+    playing_match,
+    require_signed_in,
+    seat_of,
+    table_seats,
+)
 from .clock import DUE_TOLERANCE
-from .lifecycle import _next_round
-from .rounds import _auto_passes, _record
+from .lifecycle import deal_next_round
+from .rounds import auto_passes, record_move
 
 
 def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | None = None,
@@ -39,7 +48,7 @@ def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | N
     """A seated player's play or pass, sent for round ``round_number`` at move ``ply``."""
     with transaction.atomic():
         table = lock_table(table_id, for_move=True)
-        seat = _seat_of(table, user)
+        seat = seat_of(table, user)
         if seat.played_by_bot:
             raise ServiceError(_("A bot is playing your hand until the round ends."),
                                code="standin")
@@ -70,14 +79,14 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
             raise NotDue()
         if table.turn_deadline - DUE_TOLERANCE > now:
             raise NotDue()
-        match, engine = _playing(table)
+        match, engine = playing_match(table)
         last = engine.rounds[-1]
         here = (len(engine.rounds) - 1, len(last.history))
         if round_number is not None and (round_number, ply) != here:
             raise StaleMove()
         if last.result is not None:
-            return _next_round(table, match, engine)
-        seat = _seats(table)[last.turn]
+            return deal_next_round(table, match, engine)
+        seat = table_seats(table)[last.turn]
         if seat.played_by_bot:
             if choice is None or choice[0] != (table.version, *here):
                 # The table moved on while the bot thought (or there was nothing to think
@@ -130,7 +139,7 @@ def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str
            end: str | None, is_pass: bool, *, by: str, user, match: Match | None = None,
            engine: EngineMatch | None = None, due_at: datetime | None = None) -> Outcome:
     if match is None:
-        match, engine = _playing(table)
+        match, engine = playing_match(table)
     if table.paused:
         raise ServiceError(_("The table is paused."), code="paused")
     _check_position(engine, round_number, ply)
@@ -149,9 +158,9 @@ def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str
         raise ServiceError(rule_message(err), code=code) from err
     now = timezone.now()
     events: list[dict] = []
-    _record(table, engine, match, move, by=by, user=user, events=events, due_at=due_at, now=now)
-    _auto_passes(table, match, engine, events, now=now)
-    return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+    record_move(table, engine, match, move, by=by, user=user, events=events, due_at=due_at, now=now)
+    auto_passes(table, match, engine, events, now=now)
+    return bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
 
 
 def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None = None,
@@ -179,15 +188,15 @@ def set_preferences(*, user, table_id: int | None = None, auto_pass: bool | None
         table = lock_table(table_id, for_move=True)
         if table.state != Table.State.PLAYING or table.paused:
             return None
-        match, engine = _playing(table)
+        match, engine = playing_match(table)
         if engine.current is None or engine.current.result is not None:
             return None
         events: list[dict] = []
         now = timezone.now()
-        _auto_passes(table, match, engine, events, now=now)
+        auto_passes(table, match, engine, events, now=now)
         if not events:
             return None
-        return _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+        return bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
 
 
 def _play_for(user, table_id: int) -> Outcome | None:
@@ -196,11 +205,11 @@ def _play_for(user, table_id: int) -> Outcome | None:
         table = lock_table(table_id, for_move=True)
         if table.state != Table.State.PLAYING or table.paused:
             return None
-        match, engine = _playing(table)
+        match, engine = playing_match(table)
         rnd = engine.current
         if rnd is None or rnd.result is not None:
             return None
-        seat = _seats(table)[rnd.turn]
+        seat = table_seats(table)[rnd.turn]
         if seat.user_id != user.pk or seat.played_by_bot:
             return None
         move = legal_dict(*rnd.legal()[0])

@@ -33,25 +33,25 @@ from .base import (
     NotDue,
     Outcome,
     User,
-    _bump,
-    _delete_table,
-    _seats,
+    bump,
+    delete_table,
     lock_table,
     require_not_banned,
     require_open,
     require_signed_in,
+    table_seats,
 )
-from .clock import DUE_TOLERANCE, _empty_limit
+from .clock import DUE_TOLERANCE, empty_limit
 from .lifecycle import (
-    _checked_options,
-    _close_emptied,
-    _fill_with_bots,
-    _new_table,
-    _start_now,
+    checked_options,
+    close_emptied,
     create_table,
+    fill_with_bots,
+    new_table,
+    start_now,
 )
-from .rounds import _begin_match
-from .seats import _vacate, join_table
+from .rounds import begin_match
+from .seats import join_table, vacate
 
 
 def practice_max_age() -> timedelta:
@@ -76,7 +76,7 @@ def open_practice(*, user: User | None = None, language: str = "", preset: str,
     """
     if bot_level not in LEVELS:
         raise ServiceError(_("Pick one of the bot levels shown."), code="bad_options")
-    options, rules = _checked_options(preset, players, {"turn_seconds": turn_seconds})
+    options, rules = checked_options(preset, players, {"turn_seconds": turn_seconds})
     if user is not None:
         require_signed_in(user)
         require_not_banned(user)
@@ -103,10 +103,10 @@ def open_practice(*, user: User | None = None, language: str = "", preset: str,
             _end_practice(table_id=table_id, reason="practice_replaced")
         accounts.touch_guest(user)
         think = Profile.objects.filter(user=user).values_list("bot_think_ms", flat=True).first()
-        table = _new_table(host=user, preset=preset, rules=rules, options=options,
-                           public=False, allow_bots=True, bot_level=bot_level,
-                           bot_think_ms=1000 if think is None else think, practice=True,
-                           opened_from=address or None)
+        table = new_table(host=user, preset=preset, rules=rules, options=options,
+                          public=False, allow_bots=True, bot_level=bot_level,
+                          bot_think_ms=1000 if think is None else think, practice=True,
+                          opened_from=address or None)
         now = timezone.now()
         Seat.objects.filter(table=table, index__gt=0).update(is_bot=True, bot_level=bot_level,
                                                              joined_at=now)
@@ -115,8 +115,8 @@ def open_practice(*, user: User | None = None, language: str = "", preset: str,
         # abandoned one does (close_empty).
         table.state, table.empty_since = Table.State.PLAYING, now
         table.save(update_fields=["state", "empty_since"])
-        events, match, engine = _begin_match(table, number=1)
-        _bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
+        events, match, engine = begin_match(table, number=1)
+        bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)
     return table
 
 
@@ -139,7 +139,7 @@ def _end_practice(*, table_id: int, reason: str, now: datetime | None = None) ->
         require_open(table)
         table.state, table.closed_at, table.closed_reason = Table.State.CLOSED, now, reason
         table.save(update_fields=["state", "closed_at", "closed_reason"])
-        return _bump(table, [{"kind": "closed", "reason": reason}], now=now)
+        return bump(table, [{"kind": "closed", "reason": reason}], now=now)
 
 
 #: Quick tables seat strangers: a turn time keeps one of them from holding the others up.
@@ -186,7 +186,7 @@ def quick_play(*, user, preset: str, players: int | None = None) -> Table:
         for table_id in _waiting_quick_tables(preset, rules.players):
             table = lock_table(table_id)
             if table.state == Table.State.WAITING and table.public and not table.hidden \
-                    and any(s.empty for s in _seats(table)):
+                    and any(s.empty for s in table_seats(table)):
                 join_table(user=user, table_id=table.pk)
                 return Table.objects.get(pk=table.pk)
         table = create_table(host=user, preset=preset, players=rules.players, public=True,
@@ -210,14 +210,14 @@ def fill_quick_table(*, table_id: int, now: datetime | None = None) -> Outcome:
         if not table.quick or table.state != Table.State.WAITING or table.fill_at is None \
                 or table.fill_at - DUE_TOLERANCE > now:
             raise NotDue()
-        if not any(s.user_id is not None for s in _seats(table)):
-            return _bump(table, _close_emptied(table), now=now)  # never a table of bots alone
+        if not any(s.user_id is not None for s in table_seats(table)):
+            return bump(table, close_emptied(table), now=now)  # never a table of bots alone
         if table.empty_since is not None:
             # Nobody holds the page: the match starts paused, as a table nobody holds pauses,
             # and goes on when somebody comes back (or closes with the rest after 2 minutes).
             table.paused, table.paused_by, table.paused_at = True, None, now
             table.save(update_fields=["paused", "paused_by", "paused_at"])
-        return _start_now(table, _fill_with_bots(table, now, by="wait"), now=now)
+        return start_now(table, fill_with_bots(table, now, by="wait"), now=now)
 
 
 def _quick_fill_wait() -> timedelta:
@@ -263,9 +263,9 @@ def _quick_table_of(user) -> Table | None:
             continue
         with transaction.atomic():
             table = lock_table(seat.table_id)
-            seat = next((s for s in _seats(table) if s.pk == seat.pk), None)
+            seat = next((s for s in table_seats(table) if s.pk == seat.pk), None)
             if seat is not None and seat.user_id == user.pk and not _in_play(table):
-                _bump(table, _vacate(table, seat))
+                bump(table, vacate(table, seat))
     return found
 
 
@@ -290,7 +290,7 @@ def _waiting_quick_tables(preset: str, players: int) -> list[int]:
         .values_list("pk", flat=True)[:10])
 
 
-def _sweep_practice(*, now: datetime) -> int:
+def sweep_practice(*, now: datetime) -> int:
     """Practice tables past their lifetime close (a page still open says why); closed ones are
     deleted once no socket is open at them, or an empty-table limit after closing at the
     latest. Returns how many were deleted."""
@@ -302,7 +302,7 @@ def _sweep_practice(*, now: datetime) -> int:
         except ServiceError:
             pass
     closed = Table.objects.filter(practice=True, state=Table.State.CLOSED).filter(
-        Q(connections__isnull=True) | Q(closed_at__lte=now - _empty_limit())
+        Q(connections__isnull=True) | Q(closed_at__lte=now - empty_limit())
     ).values_list("pk", flat=True).distinct()
     deleted = 0
     for table_id in list(closed[:500]):
@@ -310,7 +310,7 @@ def _sweep_practice(*, now: datetime) -> int:
             table = Table.objects.select_for_update().filter(
                 pk=table_id, practice=True, state=Table.State.CLOSED).first()
             if table is not None:
-                _delete_table(table)
+                delete_table(table)
                 deleted += 1
     return deleted
 

@@ -30,9 +30,9 @@ from ..models import (
 )
 from ..selectors import may_watch, watching_refused
 from ..state import watcher_count
-from .base import Outcome, _bump, _mark_if_empty, _ring, _seats, lock_table
-from .clock import _limit
-from .lifecycle import _resume
+from .base import Outcome, bump, lock_table, mark_if_empty, ring, table_seats
+from .clock import limit_setting
+from .lifecycle import unpause
 
 
 def connect(*, user, table_id: int, channel_name: str,
@@ -71,10 +71,10 @@ def connect(*, user, table_id: int, channel_name: str,
             events.append({"kind": "presence", "seat": seat.index, "connected": True})
         if table.paused and table.paused_by_id is None and table.paused_at is not None \
                 and table.state == Table.State.PLAYING:
-            return _resume(table, events + [{"kind": "resumed"}])
+            return unpause(table, events + [{"kind": "resumed"}])
         if not events:
             return None
-        return _bump(table, events)
+        return bump(table, events)
 
 
 def disconnect(*, channel_name: str, now: datetime | None = None,
@@ -107,10 +107,10 @@ def disconnect(*, channel_name: str, now: datetime | None = None,
             seat.away_since = now
             seat.save(update_fields=["away_since"])
             events.append({"kind": "presence", "seat": seat.index, "connected": False})
-        _mark_if_empty(table, events, now=now)
+        mark_if_empty(table, events, now=now)
         if not events:
             return None
-        return _bump(table, events, now=now)
+        return bump(table, events, now=now)
 
 
 def _bump_watchers(table: Table, *, now: datetime | None = None) -> Outcome:
@@ -134,10 +134,10 @@ def _bump_watchers(table: Table, *, now: datetime | None = None) -> Outcome:
     previous = snapshots.load_version(table.pk, table.code, old)
     snapshot = state.with_watchers(table, previous, events, count)
     if snapshot is None:
-        snapshot = state.build(table, engine=None, seats=_seats(table), previous=previous,
+        snapshot = state.build(table, engine=None, seats=table_seats(table), previous=previous,
                                events=events)
     outcome = Outcome(table.pk, table.version, events, snapshot=snapshot)
-    transaction.on_commit(lambda: _ring(outcome))
+    transaction.on_commit(lambda: ring(outcome))
     return outcome
 
 
@@ -183,7 +183,7 @@ LEASE = timedelta(seconds=15)
 
 
 def lease_length() -> timedelta:
-    return _limit("PRESENCE_LEASE_SECONDS", LEASE)
+    return limit_setting("PRESENCE_LEASE_SECONDS", LEASE)
 
 
 @dataclass(frozen=True)

@@ -21,37 +21,37 @@ from ..models import (
     Table,
     record_time,
 )
-from .base import AUTO_PASS_PRESETS, _mark_if_empty, _seat_users, _seats
+from .base import AUTO_PASS_PRESETS, mark_if_empty, seat_users, table_seats
 
 
-def _begin_match(table: Table, number: int) -> tuple[list[dict], Match, EngineMatch]:
+def begin_match(table: Table, number: int) -> tuple[list[dict], Match, EngineMatch]:
     rules = game.rules_for(table)
     match = Match.objects.create(table=table, number=number, rules=rules.options(),
                                  players=rules.players, scores=[0] * rules.sides,
                                  games=[0] * rules.sides)
     engine = EngineMatch(rules)
     events = [{"kind": "match_started", "match": number}]
-    _deal(table, match, engine, events)
+    deal(table, match, engine, events)
     return events, match, engine
 
 
-def _deal(table: Table, match: Match, engine: EngineMatch, events: list[dict]) -> None:
-    rnd = game.deal_round(match, engine, _seat_users(table))
-    # The round's id goes with the position from now on; _bump saves the position again
+def deal(table: Table, match: Match, engine: EngineMatch, events: list[dict]) -> None:
+    rnd = game.deal_round(match, engine, seat_users(table))
+    # The round's id goes with the position from now on; bump saves the position again
     # after the passes below.
     match.position = {"round_id": rnd.pk}
     events.append({"kind": "round_started", "round": rnd.number, "opener": rnd.opener})
-    _auto_passes(table, match, engine, events, now=timezone.now())
+    auto_passes(table, match, engine, events, now=timezone.now())
 
 
-def _record(table: Table, engine: EngineMatch, match: Match, move: tuple[int, int], *,
-            by: str, user, events: list[dict], now: datetime,
-            due_at: datetime | None = None) -> None:
+def record_move(table: Table, engine: EngineMatch, match: Match, move: tuple[int, int], *,
+                by: str, user, events: list[dict], now: datetime,
+                due_at: datetime | None = None) -> None:
     rnd = engine.current
     seat, ply = rnd.turn, len(rnd.history)
     written = {**move_dict(seat, *move), "at": record_time(now), "by": by}
     engine.play(*move, written=written)
-    # Written with the version's other rows by ``base._bump``, in its one statement: every
+    # Written with the version's other rows by ``base.bump``, in its one statement: every
     # call that records a move ends in a bump, in the same transaction.
     table.__dict__.setdefault("_pending_moves", []).append(dict(
         round_id=game.round_id(match), ply=ply, seat=seat, tile=written.get("play", ""),
@@ -62,26 +62,26 @@ def _record(table: Table, engine: EngineMatch, match: Match, move: tuple[int, in
         _settle(table, match, engine, events, now=now)
 
 
-def _auto_passes(table: Table, match: Match, engine: EngineMatch, events: list[dict], *,
-                 now: datetime) -> None:
+def auto_passes(table: Table, match: Match, engine: EngineMatch, events: list[dict], *,
+                now: datetime) -> None:
     """Where passing is never a choice, the table writes the pass itself; elsewhere it does so
     for a person who turned auto-pass on (their profile), when the pass is their only move."""
     everyone = table.preset in AUTO_PASS_PRESETS
     while engine.current is not None and engine.current.legal() == [PASS_MOVE]:
         if everyone:
-            _record(table, engine, match, PASS_MOVE, by=Move.By.TABLE, user=None,
-                    events=events, now=now)
+            record_move(table, engine, match, PASS_MOVE, by=Move.By.TABLE, user=None,
+                        events=events, now=now)
             continue
         user = _auto_passer(table, engine.current.turn)
         if user is None:
             return
-        _record(table, engine, match, PASS_MOVE, by=Move.By.PLAYER, user=user,
-                events=events, now=now)
+        record_move(table, engine, match, PASS_MOVE, by=Move.By.PLAYER, user=user,
+                    events=events, now=now)
 
 
 def _auto_passer(table: Table, seat_index: int):
     """The person at ``seat_index`` if they play it themselves and turned auto-pass on."""
-    seat = _seats(table)[seat_index]
+    seat = table_seats(table)[seat_index]
     if seat.user is None or seat.played_by_bot:
         return None
     profile = getattr(seat.user, "profile", None)
@@ -109,7 +109,7 @@ def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict],
     match.save(update_fields=fields)
     if engine.over:
         # What the apps above do with a finished match, in this transaction (the club pays it).
-        hooks.match_finished(table=table, match=match, seats=_seats(table), now=now)
+        hooks.match_finished(table=table, match=match, seats=table_seats(table), now=now)
     events.append({"kind": "round_over", "round": len(engine.rounds) - 1, **result})
     if engine.over:
         events.append({"kind": "match_over", "winner": side_dict(engine.rules, engine.winner)})
@@ -120,7 +120,7 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
     """Reservations are honoured, leavers' and removed bots' seats free, returners play."""
     holding = set(Connection.objects.filter(table=table).values_list("user_id", flat=True))
     stays_watching = False
-    for seat in _seats(table):
+    for seat in table_seats(table):
         changed = None
         if seat.reserved_for_id is not None:
             seat.user_id, seat.reserved_for = seat.reserved_for_id, None
@@ -143,4 +143,4 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
             seat.save()
             events.append({"kind": "seat", "seat": seat.index, "action": changed})
     if stays_watching:
-        _mark_if_empty(table, events, now=timezone.now())
+        mark_if_empty(table, events, now=timezone.now())

@@ -25,20 +25,20 @@ from .base import (
     RUNNING,
     NotDue,
     Outcome,
-    _bump,
-    _mark_if_empty,
-    _present,
-    _require_host,
-    _round_in_progress,
-    _seat_of,
-    _seats,
+    bump,
+    is_present,
     lock_table,
+    mark_if_empty,
+    require_host,
     require_not_banned,
     require_open,
     require_signed_in,
+    round_in_progress,
+    seat_of,
+    table_seats,
 )
-from .clock import _away_limit
-from .lifecycle import _close_emptied, _start_now, touch
+from .clock import away_limit
+from .lifecycle import close_emptied, start_now, touch
 
 
 def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
@@ -71,7 +71,7 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
             reserved = seat is not None
         if seat is None:
             raise ServiceError(_("Every seat is taken."), code="full")
-        if reserved and not _round_in_progress(table):
+        if reserved and not round_in_progress(table):
             reserved = False
             seat.is_bot, seat.bot_level = False, ""
         if reserved:
@@ -79,7 +79,7 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
             seat.save(update_fields=["reserved_for"])
         else:
             seat.user, seat.joined_at = user, timezone.now()
-            seat.away_since = None if _present(table, user.pk) else seat.joined_at
+            seat.away_since = None if is_present(table, user.pk) else seat.joined_at
             seat.save(update_fields=["user", "joined_at", "is_bot", "bot_level",
                                      "away_since"])
             if seat.away_since is None and table.empty_since is not None:
@@ -92,9 +92,9 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
         action = "reserved" if reserved else "joined"
         events = [{"kind": "seat", "seat": seat.index, "action": action}]
         if table.quick and table.state == Table.State.WAITING \
-                and not any(s.empty for s in _seats(table)):
-            return _start_now(table, events)
-        return _bump(table, events)
+                and not any(s.empty for s in table_seats(table)):
+            return start_now(table, events)
+        return bump(table, events)
 
 
 def _refuse_practice(table: Table) -> None:
@@ -111,20 +111,20 @@ def leave_table(*, user, table_id: int) -> Outcome:
     """
     with transaction.atomic():
         table = lock_table(table_id)
-        seat = _seat_of(table, user)
+        seat = seat_of(table, user)
         if table.host_id == user.pk and not table.quick:
             raise ServiceError(_("The host keeps their seat."), code="host_stays")
-        events = _vacate(table, seat)
-        if seat.user_id is None and _present(table, user.pk):
+        events = vacate(table, seat)
+        if seat.user_id is None and is_present(table, user.pk):
             # Staying on the page they are a watcher now: with no player left it is empty.
-            _mark_if_empty(table, events, now=timezone.now())
-        return _bump(table, events)
+            mark_if_empty(table, events, now=timezone.now())
+        return bump(table, events)
 
 
-def _vacate(table: Table, seat: Seat) -> list[dict]:
+def vacate(table: Table, seat: Seat) -> list[dict]:
     """Free a person's seat (at the round's end when one is being played); the events."""
     user_id = seat.user_id
-    if _round_in_progress(table):
+    if round_in_progress(table):
         seat.leaving = seat.standin = True
         seat.save(update_fields=["leaving", "standin"])
         events = [{"kind": "seat", "seat": seat.index, "action": "leaving"}]
@@ -142,26 +142,26 @@ def _pass_quick_host(table: Table) -> list[dict]:
     """The host left a quick table: the next person seated hosts it. With nobody left it
     closes at once (with the reason of a table nobody holds), unless a round is being played:
     the bots play it out and the table closes with the others nobody holds."""
-    heir = next((s for s in _seats(table) if s.user_id is not None and s.user_id != table.host_id
-                 and not s.leaving), None)
+    heir = next((s for s in table_seats(table) if s.user_id is not None
+                 and s.user_id != table.host_id and not s.leaving), None)
     if heir is not None:
         table.host = heir.user
         table.save(update_fields=["host"])
         return [{"kind": "host", "seat": heir.index}]
-    if _round_in_progress(table):
+    if round_in_progress(table):
         return []
-    return _close_emptied(table)
+    return close_emptied(table)
 
 
 def add_bot(*, user, table_id: int, level: str | None = None) -> Outcome:
     """The host seats a bot in the first free seat, before a match or between rounds."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         if not table.allow_bots:
             raise ServiceError(_("This table does not allow bots."), code="no_bots")
-        if _round_in_progress(table):
+        if round_in_progress(table):
             raise ServiceError(_("Bots join between rounds."), code="round_on")
         seats = list(table.seats.order_by("index"))
         if sum(s.is_bot for s in seats) >= len(seats) - 1:
@@ -172,18 +172,18 @@ def add_bot(*, user, table_id: int, level: str | None = None) -> Outcome:
         seat.is_bot, seat.bot_level = True, level or table.bot_level
         seat.joined_at = timezone.now()
         seat.save(update_fields=["is_bot", "bot_level", "joined_at"])
-        return _bump(table, [{"kind": "seat", "seat": seat.index, "action": "bot_added"}])
+        return bump(table, [{"kind": "seat", "seat": seat.index, "action": "bot_added"}])
 
 
 def remove_bot(*, user, table_id: int, seat_index: int) -> Outcome:
     """The host removes a bot: at once before a round, at the round's end during one."""
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         seat = table.seats.filter(index=seat_index, is_bot=True).first()
         if seat is None:
             raise ServiceError(_("There is no bot in that seat."), code="no_bot")
-        if _round_in_progress(table):
+        if round_in_progress(table):
             seat.bot_leaving = True
             seat.save(update_fields=["bot_leaving"])
             action = "bot_leaving"
@@ -191,13 +191,13 @@ def remove_bot(*, user, table_id: int, seat_index: int) -> Outcome:
             seat.is_bot, seat.bot_level, seat.joined_at = False, "", None
             seat.save(update_fields=["is_bot", "bot_level", "joined_at"])
             action = "bot_removed"
-        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": action}])
+        return bump(table, [{"kind": "seat", "seat": seat_index, "action": action}])
 
 
 def invite(*, user, table_id: int, display_name: str) -> Invitation:
     with transaction.atomic():
         table = lock_table(table_id)
-        _require_host(table, user)
+        require_host(table, user)
         require_open(table)
         _refuse_practice(table)
         invitee = user_by_display_name(display_name)
@@ -224,12 +224,12 @@ def stand_in(*, table_id: int, seat_index: int, now: datetime | None = None) -> 
         table = lock_table(table_id)
         seat = table.seats.get(index=seat_index)
         if seat.standin or seat.user_id is None or seat.away_since is None \
-                or seat.away_since + _away_limit() > now or not _round_in_progress(table):
+                or seat.away_since + away_limit() > now or not round_in_progress(table):
             raise NotDue()
         seat.standin = True
         seat.save(update_fields=["standin"])
-        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": "standin"}],
-                     now=now)
+        return bump(table, [{"kind": "seat", "seat": seat_index, "action": "standin"}],
+                    now=now)
 
 
 def person_renamed(*, user_id: int) -> int:

@@ -18,7 +18,7 @@ from ..models import (
     Round,
     Table,
 )
-from .base import Outcome, _bump, _round_in_progress, lock_table, require_open
+from .base import Outcome, bump, lock_table, require_open, round_in_progress
 
 
 def close_by_staff(*, table_id: int, reason: str, now: datetime | None = None) -> Outcome:
@@ -40,8 +40,8 @@ def close_by_staff(*, table_id: int, reason: str, now: datetime | None = None) -
             engine = game.load(match)
             last = match.rounds.filter(voided=False).order_by("-number").first()
             game.save_position(match, engine, last.pk if last else None)
-        return _bump(table, [{"kind": "closed", "reason": "staff", "voided": bool(voided)}],
-                     engine, match=match, now=now)
+        return bump(table, [{"kind": "closed", "reason": "staff", "voided": bool(voided)}],
+                    engine, match=match, now=now)
 
 
 def update_by_staff(*, table_id: int, hidden: bool | None = None,
@@ -59,7 +59,7 @@ def update_by_staff(*, table_id: int, hidden: bool | None = None,
             fields.append("name")
             events.append({"kind": "renamed"})
         table.save(update_fields=fields)
-        return _bump(table, events)
+        return bump(table, events)
 
 
 def remove_seated_player(*, table_id: int, seat_index: int) -> Outcome:
@@ -70,7 +70,7 @@ def remove_seated_player(*, table_id: int, seat_index: int) -> Outcome:
         seat = table.seats.filter(index=seat_index).first()
         if seat is None or seat.user_id is None or seat.is_bot:
             raise ServiceError(_("Nobody sits in that seat."), code="no_player")
-        if _round_in_progress(table):
+        if round_in_progress(table):
             if seat.leaving:
                 raise ServiceError(_("That player is already leaving."), code="leaving")
             seat.leaving = seat.standin = True
@@ -81,5 +81,5 @@ def remove_seated_player(*, table_id: int, seat_index: int) -> Outcome:
             seat.standin = seat.leaving = False
             seat.save(update_fields=["user", "joined_at", "away_since", "standin", "leaving"])
             action = "left"
-        return _bump(table, [{"kind": "seat", "seat": seat_index, "action": action,
+        return bump(table, [{"kind": "seat", "seat": seat_index, "action": action,
                               "by": "staff"}])

@@ -16,10 +16,10 @@ from ..models import (
     TableEvent,
 )
 from ..state import LOG_LENGTH
-from .clock import _away_limit, _empty_limit
+from .clock import away_limit, empty_limit
 from .lifecycle import close_empty, mark_unopened
 from .moves import act_on_deadline
-from .play import _sweep_practice, delete_idle_guests, fill_quick_table
+from .play import delete_idle_guests, fill_quick_table, sweep_practice
 from .presence import expire_leases
 from .seats import stand_in
 
@@ -46,7 +46,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
                                turn_deadline__lte=now).values_list("pk", flat=True)
     done["deadlines"] = _act_on_each(due, act_on_deadline, now=now)
-    away = Seat.objects.filter(away_since__lte=now - _away_limit(), standin=False,
+    away = Seat.objects.filter(away_since__lte=now - away_limit(), standin=False,
                                user__isnull=False, table__state=Table.State.PLAYING)
     for table_id, index in list(away.values_list("table_id", "index")[:500]):
         try:
@@ -58,10 +58,10 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
                                   fill_at__lte=now).values_list("pk", flat=True)
     done["filled"] = _act_on_each(waited, fill_quick_table, now=now)
     unopened = Table.objects.filter(state=Table.State.WAITING, empty_since__isnull=True,
-                                    created_at__lte=now - _empty_limit(),
+                                    created_at__lte=now - empty_limit(),
                                     connections__isnull=True).values_list("pk", flat=True)
     done["unopened"] = _act_on_each(unopened, mark_unopened, now=now)
-    empty = Table.objects.filter(empty_since__lte=now - _empty_limit()).exclude(
+    empty = Table.objects.filter(empty_since__lte=now - empty_limit()).exclude(
         state=Table.State.CLOSED).values_list("pk", flat=True)
     for table_id in list(empty[:500]):
         try:
@@ -69,7 +69,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             done["closed" if kept is not None else "practice_deleted"] += 1
         except ServiceError:
             pass
-    done["practice_deleted"] += _sweep_practice(now=now)
+    done["practice_deleted"] += sweep_practice(now=now)
     done["guests_deleted"] = delete_idle_guests(now=now)
     return done
 
