@@ -5,6 +5,7 @@ for them (auto-pass, "play automatically").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -43,6 +44,25 @@ from .lifecycle import deal_next_round
 from .rounds import auto_passes, record_move
 
 
+@dataclass(frozen=True, kw_only=True)
+class SentMove:
+    """A move as it reached the table: which seat plays what, for which position (the round
+    and ply it was meant for: ``_check_position`` refuses it anywhere else)."""
+
+    seat: int
+    round_number: int
+    ply: int
+    tile: str | None = None
+    end: str | None = None
+    is_pass: bool = False
+
+    @classmethod
+    def legal(cls, move: dict, *, seat: int, position: tuple[int, int]) -> SentMove:
+        """A move the table chose, as ``legal_dict`` writes it, for ``position``."""
+        return cls(seat=seat, round_number=position[0], ply=position[1], tile=move.get("play"),
+                   end=move.get("end"), is_pass=bool(move.get("pass")))
+
+
 def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | None = None,
               end: str | None = None, is_pass: bool = False) -> Outcome:
     """A seated player's play or pass, sent for round ``round_number`` at move ``ply``."""
@@ -52,8 +72,9 @@ def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | N
         if seat.played_by_bot:
             raise ServiceError(_("A bot is playing your hand until the round ends."),
                                code="standin")
-        return _apply(table, seat.index, round_number, ply, tile, end, is_pass,
-                      by=Move.By.PLAYER, user=user)
+        sent = SentMove(seat=seat.index, round_number=round_number, ply=ply, tile=tile,
+                        end=end, is_pass=is_pass)
+        return _apply(table, sent, by=Move.By.PLAYER, user=user)
 
 
 def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int | None = None,
@@ -96,9 +117,8 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
         else:
             move = legal_dict(*last.legal()[0])
             by = Move.By.TABLE
-        return _apply(table, seat.index, *here, move.get("play"), move.get("end"),
-                      bool(move.get("pass")), by=by, user=None, match=match, engine=engine,
-                      due_at=table.turn_deadline)
+        return _apply(table, SentMove.legal(move, seat=seat.index, position=here), by=by,
+                      user=None, match=match, engine=engine, due_at=table.turn_deadline)
 
 
 def _decide(table: Table, engine: EngineMatch, seat: Seat) -> dict:
@@ -135,24 +155,23 @@ def _check_position(engine: EngineMatch, round_number: int, ply: int) -> None:
         raise StaleMove()
 
 
-def _apply(table: Table, seat_index: int, round_number: int, ply: int, tile: str | None,
-           end: str | None, is_pass: bool, *, by: str, user, match: Match | None = None,
+def _apply(table: Table, sent: SentMove, *, by: str, user, match: Match | None = None,
            engine: EngineMatch | None = None, due_at: datetime | None = None) -> Outcome:
     if match is None:
         match, engine = playing_match(table)
     if table.paused:
         raise ServiceError(_("The table is paused."), code="paused")
-    _check_position(engine, round_number, ply)
+    _check_position(engine, sent.round_number, sent.ply)
     rnd = engine.current
     try:
-        if is_pass:
-            move = rnd.check_pass(seat_index)
+        if sent.is_pass:
+            move = rnd.check_pass(sent.seat)
         else:
-            if end is not None and end not in END_NAMES:
+            if sent.end is not None and sent.end not in END_NAMES:
                 raise ServiceError(_("Choose end A, B, C or D."), code="bad_end")
-            tile_id = parse_tile(tile)[0]
-            move = rnd.check_play(seat_index, tile_id,
-                                  None if end is None else END_NAMES.index(end))
+            tile_id = parse_tile(sent.tile)[0]
+            move = rnd.check_play(sent.seat, tile_id,
+                                  None if sent.end is None else END_NAMES.index(sent.end))
     except RuleError as err:
         code = "bad_tile" if err.code == "bad_record" else err.code
         raise ServiceError(rule_message(err), code=code) from err
@@ -213,6 +232,6 @@ def _play_for(user, table_id: int) -> Outcome | None:
         if seat.user_id != user.pk or seat.played_by_bot:
             return None
         move = legal_dict(*rnd.legal()[0])
-        return _apply(table, seat.index, len(engine.rounds) - 1, len(rnd.history),
-                      move.get("play"), move.get("end"), bool(move.get("pass")),
+        here = (len(engine.rounds) - 1, len(rnd.history))
+        return _apply(table, SentMove.legal(move, seat=seat.index, position=here),
                       by=Move.By.TABLE, user=None, match=match, engine=engine)
