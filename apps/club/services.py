@@ -23,6 +23,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.tables import services as tables
 from apps.tables.game import match_rules
@@ -494,11 +495,5 @@ def cancel_unfilled(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     due = Stake.objects.filter(state=Stake.State.OPEN, fill_by__lte=now) \
         .values_list("table_id", flat=True)
-    done = 0
-    for table_id in list(due[:200]):
-        try:
-            tables.cancel_waiting(table_id=table_id, reason="unfilled", now=now)
-            done += 1
-        except ServiceError:
-            pass
-    return done
+    return act_on_each(due=due[:200], act=lambda table_id: tables.cancel_waiting(
+        table_id=table_id, reason="unfilled", now=now))

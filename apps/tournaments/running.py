@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from apps.club import purses
 from apps.club.models import Purse
+from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.tables import services as tables
 from apps.tables.models import Match, Table
@@ -350,14 +351,7 @@ def forfeits_due(*, now: datetime | None = None) -> int:
     due = Game.objects.filter(finished_at__isnull=True, opened_at__lte=now - no_show_limit(),
                               round__tournament__state=Tournament.State.RUNNING) \
         .exclude(table__state=Table.State.PLAYING).values_list("pk", flat=True)
-    done = 0
-    for game_id in list(due[:200]):
-        try:
-            forfeit(game_id=game_id, now=now)
-            done += 1
-        except ServiceError:
-            pass
-    return done
+    return act_on_each(due=due[:200], act=lambda game_id: forfeit(game_id=game_id, now=now))
 
 
 # -- the next round, the end ----------------------------------------------------------------------

@@ -21,6 +21,7 @@ from apps.accounts.selectors import is_guest, user_by_display_name
 from apps.club import numbers, purses
 from apps.club.models import Rating, Wallet
 from apps.club.selectors import level_for
+from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.fairplay import selectors as fairplay
 from apps.rules.errors import RuleError
@@ -318,14 +319,8 @@ def start_due(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     due = Tournament.objects.filter(state=Tournament.State.REGISTERING, starts_at__lte=now) \
         .values_list("pk", flat=True)
-    done = 0
-    for tournament_id in list(due[:50]):
-        try:
-            start(tournament_id=tournament_id, now=now)
-            done += 1
-        except ServiceError:
-            pass
-    return done
+    return act_on_each(due=due[:50],
+                       act=lambda tournament_id: start(tournament_id=tournament_id, now=now))
 
 
 def start(*, tournament_id: int, now: datetime | None = None) -> Tournament:

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from apps.accounts import services as accounts
 from apps.accounts.models import Profile
 from apps.bots import LEVELS
+from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.rules.errors import RuleError
 from apps.rules.presets import make_rules
@@ -296,11 +297,8 @@ def sweep_practice(*, now: datetime) -> int:
     latest. Returns how many were deleted."""
     old = Table.objects.filter(practice=True, state__in=RUNNING,
                                created_at__lte=now - practice_max_age())
-    for table_id in list(old.values_list("pk", flat=True)[:500]):
-        try:
-            _end_practice(table_id=table_id, reason="practice_expired", now=now)
-        except ServiceError:
-            pass
+    act_on_each(due=old.values_list("pk", flat=True)[:500], act=lambda table_id: _end_practice(
+        table_id=table_id, reason="practice_expired", now=now))
     closed = Table.objects.filter(practice=True, state=Table.State.CLOSED).filter(
         Q(connections__isnull=True) | Q(closed_at__lte=now - empty_limit())
     ).values_list("pk", flat=True).distinct()

@@ -13,7 +13,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from apps.core import snapshots
-from apps.core.errors import ServiceError, StaleMove
+from apps.core.beat import act_on_each
+from apps.core.errors import StaleMove
 from apps.core.protocol import (
     BANNED_CLOSE_CODE,
     NOT_FOUND_CLOSE_CODE,
@@ -267,12 +268,7 @@ def _delete_idle_leases(leases) -> None:
 
 def _end_connections(conns, now: datetime | None = None,
                      lease_expired_before: datetime | None = None) -> int:
-    ended = 0
-    for channel_name in list(conns.values_list("channel_name", flat=True)[:2000]):
-        try:
-            disconnect(channel_name=channel_name, now=now,
-                       lease_expired_before=lease_expired_before)
-            ended += 1
-        except ServiceError:
-            pass
-    return ended
+    return act_on_each(
+        due=conns.values_list("channel_name", flat=True)[:2000],
+        act=lambda channel_name: disconnect(channel_name=channel_name, now=now,
+                                            lease_expired_before=lease_expired_before))

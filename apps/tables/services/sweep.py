@@ -8,6 +8,7 @@ from datetime import datetime
 from django.db.models import F
 from django.utils import timezone
 
+from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 
 from ..models import (
@@ -24,19 +25,6 @@ from .presence import expire_leases
 from .seats import stand_in
 
 
-def _act_on_each(table_ids, act, *, now: datetime) -> int:
-    """The sweep's pass over one kind of due work: at most 500 tables, each in its own
-    service call; a table that moved on meanwhile (a ServiceError) is skipped."""
-    done = 0
-    for table_id in list(table_ids[:500]):
-        try:
-            act(table_id=table_id, now=now)
-            done += 1
-        except ServiceError:
-            pass
-    return done
-
-
 def sweep(*, now: datetime | None = None) -> dict[str, int]:
     """Beat's guarantee behind the per-turn timers: act on everything due, through the
     services, each in its own transaction. Indexed columns find the work."""
@@ -45,22 +33,22 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     done["expired"] = expire_leases(now=now)
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
                                turn_deadline__lte=now).values_list("pk", flat=True)
-    done["deadlines"] = _act_on_each(due, act_on_deadline, now=now)
+    done["deadlines"] = act_on_each(
+        due=due[:500], act=lambda table_id: act_on_deadline(table_id=table_id, now=now))
     away = Seat.objects.filter(away_since__lte=now - away_limit(), standin=False,
                                user__isnull=False, table__state=Table.State.PLAYING)
-    for table_id, index in list(away.values_list("table_id", "index")[:500]):
-        try:
-            stand_in(table_id=table_id, seat_index=index, now=now)
-            done["standins"] += 1
-        except ServiceError:
-            pass
+    done["standins"] = act_on_each(
+        due=away.values_list("table_id", "index")[:500],
+        act=lambda seat: stand_in(table_id=seat[0], seat_index=seat[1], now=now))
     waited = Table.objects.filter(quick=True, state=Table.State.WAITING,
                                   fill_at__lte=now).values_list("pk", flat=True)
-    done["filled"] = _act_on_each(waited, fill_quick_table, now=now)
+    done["filled"] = act_on_each(
+        due=waited[:500], act=lambda table_id: fill_quick_table(table_id=table_id, now=now))
     unopened = Table.objects.filter(state=Table.State.WAITING, empty_since__isnull=True,
                                     created_at__lte=now - empty_limit(),
                                     connections__isnull=True).values_list("pk", flat=True)
-    done["unopened"] = _act_on_each(unopened, mark_unopened, now=now)
+    done["unopened"] = act_on_each(
+        due=unopened[:500], act=lambda table_id: mark_unopened(table_id=table_id, now=now))
     empty = Table.objects.filter(empty_since__lte=now - empty_limit()).exclude(
         state=Table.State.CLOSED).values_list("pk", flat=True)
     for table_id in list(empty[:500]):
