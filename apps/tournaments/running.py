@@ -31,7 +31,8 @@ from apps.tables import services as tables
 from apps.tables.models import Match, Table
 
 from . import notify, pairing
-from .models import Entrant, Game, Round, Team, Tournament
+from .models import Entrant, Game, Round, Tournament
+from .selectors import places, seat_order, seeded_teams, swiss_results
 
 log = logging.getLogger(__name__)
 
@@ -49,37 +50,6 @@ def no_show_limit() -> timedelta:
 def round_break() -> timedelta:
     seconds = getattr(settings, "TOURNAMENT_ROUND_BREAK_SECONDS", None)
     return ROUND_BREAK if seconds is None else timedelta(seconds=seconds)
-
-
-# -- results so far -------------------------------------------------------------------------------
-
-def seeded_teams(tournament: Tournament) -> list[int]:
-    return list(Team.objects.filter(tournament=tournament, seed__isnull=False)
-                .order_by("seed").values_list("pk", flat=True))
-
-
-def swiss_results(tournament: Tournament) -> list[pairing.Result]:
-    """Every decided game of the tournament as the pairing module reads it."""
-    games = Game.objects.filter(round__tournament=tournament, finished_at__isnull=False,
-                                team_a__isnull=False).order_by("round__number", "position")
-    return [pairing.Result(g.team_a_id, g.team_b_id, g.winner_id) for g in games]
-
-
-def knockout_rounds(tournament: Tournament) -> list[list[tuple[int | None, int | None,
-                                                                int | None]]]:
-    out: list[list] = []
-    for rnd in Round.objects.filter(tournament=tournament).order_by("number"):
-        out.append([(g.team_a_id, g.team_b_id, g.winner_id)
-                    for g in rnd.games.order_by("position")])
-    return out
-
-
-def places(tournament: Tournament) -> list[list[int]]:
-    """Final places, best first (teams sharing a place together)."""
-    if tournament.format == Tournament.Format.SWISS:
-        table = pairing.swiss_standings(seeded_teams(tournament), swiss_results(tournament))
-        return [[s.team] for s in table]
-    return pairing.knockout_places(knockout_rounds(tournament))
 
 
 # -- rounds -------------------------------------------------------------------------------------
@@ -111,17 +81,6 @@ def start_round(tournament: Tournament, *, number: int, now: datetime) -> Round:
     tournament.current_round, tournament.next_round_at = number, None
     tournament.save(update_fields=["current_round", "next_round_at"])
     return rnd
-
-
-def members(team_id: int) -> list:
-    return [e.user for e in Entrant.objects.filter(team_id=team_id).select_related("user")
-            .order_by("created_at", "pk")]
-
-
-def seat_order(game: Game) -> list:
-    """The people in seat order: A's first, B's first, A's second, B's second."""
-    a, b = members(game.team_a_id), members(game.team_b_id)
-    return [p for pair in zip(a, b, strict=True) for p in pair]
 
 
 def open_tables(*, tournament_id: int, now: datetime | None = None) -> int:
@@ -167,13 +126,19 @@ def _open(tournament: Tournament, game: Game, *, now: datetime) -> None:
 
 # -- what the tables tell -------------------------------------------------------------------------
 
-def _locked_game(game_id: int) -> tuple[Tournament, Game] | None:
+def _undecided_game(game_id: int, *,
+                    at_table: bool = True) -> tuple[Tournament, Game] | tuple[None, None]:
+    """The tournament and the game, locked in that order (inside the caller's transaction),
+    while the game is still to be decided (and, ``at_table``, has its table); else two Nones.
+    What the tables tell may come late or twice: a decided game has nothing more to hear."""
     tournament_id = Game.objects.filter(pk=game_id).values_list(
         "round__tournament_id", flat=True).first()
     if tournament_id is None:
-        return None
+        return None, None
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
     game = Game.objects.select_for_update().get(pk=game_id)
+    if game.decided or (at_table and game.table_id is None):
+        return None, None
     return tournament, game
 
 
@@ -189,11 +154,8 @@ def came(*, game_id: int) -> bool:
     """Someone opened the table's page: when all its people are there, the match starts.
     Returns whether it did."""
     with transaction.atomic():
-        locked = _locked_game(game_id)
-        if locked is None:
-            return False
-        _tournament, game = locked
-        if game.decided or game.table_id is None:
+        _tournament, game = _undecided_game(game_id)
+        if game is None:
             return False
         table = Table.objects.get(pk=game.table_id)
         everyone = _mark_present(game, table)
@@ -214,11 +176,8 @@ def match_over(*, game_id: int, now: datetime | None = None) -> None:
     the same table, or is decided."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = _locked_game(game_id)
-        if locked is None:
-            return
-        tournament, game = locked
-        if game.decided or game.table_id is None:
+        tournament, game = _undecided_game(game_id)
+        if game is None:
             return
         new = Match.objects.filter(table_id=game.table_id, finished_at__isnull=False) \
             .exclude(pk__in=game.counted).order_by("number")
@@ -250,11 +209,8 @@ def left(*, game_id: int, seat: int, now: datetime | None = None) -> None:
     the game. Before the match, a seat left is only empty: the no-show rule decides."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = _locked_game(game_id)
-        if locked is None:
-            return
-        tournament, game = locked
-        if game.decided or game.table_id is None:
+        tournament, game = _undecided_game(game_id)
+        if game is None:
             return
         if not Match.objects.filter(table_id=game.table_id).exists():
             return
@@ -270,11 +226,8 @@ def table_closed(*, game_id: int, now: datetime | None = None) -> None:
     else nobody does."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = _locked_game(game_id)
-        if locked is None:
-            return
-        tournament, game = locked
-        if game.decided:
+        tournament, game = _undecided_game(game_id, at_table=False)
+        if game is None:
             return
         if not Match.objects.filter(table_id=game.table_id).exists():
             _no_show(tournament, game, now=now)
@@ -321,11 +274,8 @@ def forfeit(*, game_id: int, now: datetime | None = None) -> None:
     stepped away again), the match starts: the tables' graces apply from then on."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = _locked_game(game_id)
-        if locked is None:
-            return
-        tournament, game = locked
-        if game.decided or game.opened_at is None or game.opened_at + no_show_limit() > now:
+        tournament, game = _undecided_game(game_id, at_table=False)
+        if game is None or game.opened_at is None or game.opened_at + no_show_limit() > now:
             raise ServiceError("not due", code="not_due")
         table = Table.objects.filter(pk=game.table_id).first()
         if table is not None and table.state == Table.State.PLAYING:

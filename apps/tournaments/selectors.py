@@ -1,5 +1,6 @@
 """Reads for the tournament pages: the list, and one tournament's registrations, standings or
-bracket, live tables, every round's games and the prizes."""
+bracket, live tables, every round's games and the prizes; and the reads the running tournament
+decides by (results so far, final places, who sits where), which write nothing."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from django.db.models import Count, Q, Sum
 from apps.club.models import LedgerEntry, Purse
 from apps.tables.models import Match, Table
 
-from . import pairing, running
-from .models import Entrant, Game, Round, Tournament
+from . import pairing
+from .models import Entrant, Game, Round, Team, Tournament
 
 
 def upcoming():
@@ -35,6 +36,49 @@ def team_names(tournament: Tournament) -> dict[int, str]:
                           .values_list("team_id", "user__profile__display_name")):
         names.setdefault(team_id, []).append(name)
     return {t: " & ".join(n) for t, n in names.items()}
+
+
+# -- results so far, and who sits where (the pages, and the running tournament) ------------------
+
+def seeded_teams(tournament: Tournament) -> list[int]:
+    return list(Team.objects.filter(tournament=tournament, seed__isnull=False)
+                .order_by("seed").values_list("pk", flat=True))
+
+
+def swiss_results(tournament: Tournament) -> list[pairing.Result]:
+    """Every decided game of the tournament as the pairing module reads it."""
+    games = Game.objects.filter(round__tournament=tournament, finished_at__isnull=False,
+                                team_a__isnull=False).order_by("round__number", "position")
+    return [pairing.Result(g.team_a_id, g.team_b_id, g.winner_id) for g in games]
+
+
+def knockout_rounds(tournament: Tournament) -> list[list[tuple[int | None, int | None,
+                                                                int | None]]]:
+    out: list[list] = []
+    for rnd in Round.objects.filter(tournament=tournament).order_by("number"):
+        out.append([(g.team_a_id, g.team_b_id, g.winner_id)
+                    for g in rnd.games.order_by("position")])
+    return out
+
+
+def places(tournament: Tournament) -> list[list[int]]:
+    """Final places, best first (teams sharing a place together)."""
+    if tournament.format == Tournament.Format.SWISS:
+        table = pairing.swiss_standings(seeded_teams(tournament), swiss_results(tournament))
+        return [[s.team] for s in table]
+    return pairing.knockout_places(knockout_rounds(tournament))
+
+
+
+def members(team_id: int) -> list:
+    return [e.user for e in Entrant.objects.filter(team_id=team_id).select_related("user")
+            .order_by("created_at", "pk")]
+
+
+def seat_order(game: Game) -> list:
+    """The people in seat order: A's first, B's first, A's second, B's second."""
+    a, b = members(game.team_a_id), members(game.team_b_id)
+    return [p for pair in zip(a, b, strict=True) for p in pair]
 
 
 @dataclass
@@ -123,10 +167,10 @@ def _standings(tournament: Tournament, names: dict[int, str],
                mine: Entrant | None) -> list[StandingRow]:
     if tournament.format != Tournament.Format.SWISS or tournament.started_at is None:
         return []
-    teams = running.seeded_teams(tournament)
+    teams = seeded_teams(tournament)
     if not teams:
         return []
-    table = pairing.swiss_standings(teams, running.swiss_results(tournament))
+    table = pairing.swiss_standings(teams, swiss_results(tournament))
     my_team = mine.team_id if mine is not None else None
     return [StandingRow(s.rank, names.get(s.team, "?"), s.score, s.buchholz,
                         s.sonneborn_berger, s.byes, s.team == my_team) for s in table]

@@ -16,7 +16,7 @@ from apps.rules.engine import legal_dict
 from apps.tables import game as table_game
 from apps.tables import services as tables
 from apps.tables.models import Table
-from apps.tournaments import running, services
+from apps.tournaments import selectors, services
 from apps.tournaments.models import Game, Tournament
 
 NAMES = ("ana", "bea", "caio", "dani", "eva", "fabio", "gil", "hugo", "iris")
@@ -83,7 +83,7 @@ def socket_of(game: Game, user) -> str:
 
 def show_up(game: Game, users=None) -> None:
     """The game's people open its table's page (a socket each)."""
-    users = users if users is not None else running.seat_order(game)
+    users = users if users is not None else selectors.seat_order(game)
     for user in users:
         tables.connect(user=user, table_id=game.table_id, channel_name=socket_of(game, user))
 

@@ -183,7 +183,7 @@ def test_members_from_the_operators_level_may_create_without_the_clubs_coins(peo
 def test_club_added_prizes_are_minted_and_shared_by_the_split(people):
     import random
 
-    from apps.tournaments import running
+    from apps.tournaments import selectors
 
     from .conftest import current_games, play_out, show_up
 
@@ -197,7 +197,7 @@ def test_club_added_prizes_are_minted_and_shared_by_the_split(people):
     t.refresh_from_db()
     assert t.state == "finished"
     awards = dict(LedgerEntry.objects.filter(reason="t_award").values_list("user_id", "coins"))
-    winner = running.places(t)[0][0]
+    winner = selectors.places(t)[0][0]
     top = Entrant.objects.get(team_id=winner).user_id
     assert awards[top] == 700 and sorted(awards.values()) == [300, 700]
 

@@ -16,7 +16,7 @@ from apps.club.models import LeaguePoints, LedgerEntry, Purse, Rating, RatingCha
 from apps.club.selectors import wallet_problems
 from apps.tables import services as tables
 from apps.tables.models import Match, Table
-from apps.tournaments import running, services
+from apps.tournaments import running, selectors, services
 from apps.tournaments.models import Entrant, Game, Tournament
 
 from .conftest import (
@@ -87,7 +87,7 @@ def test_a_swiss_of_three_with_a_bye_is_played_to_its_prizes(people):
     assert len(teams) == 3  # each team had exactly one bye
     assert met == {frozenset(p) for p in itertools.combinations(teams, 2)}  # no rematch
     # Prizes: 60% and 40% of the 300-coin pot to the first two places, once.
-    final = running.places(t)
+    final = selectors.places(t)
     first, second = final[0][0], final[1][0]
     prize_rows = LedgerEntry.objects.filter(reason=LedgerEntry.Reason.TOURNAMENT_PRIZE)
     assert sorted(prize_rows.values_list("coins", flat=True)) == [120, 180]
@@ -146,7 +146,7 @@ def test_a_knockout_of_four_at_best_of_three(people):
     play_game(final, rng)
     t.refresh_from_db()
     assert t.state == Tournament.State.FINISHED
-    places = running.places(t)
+    places = selectors.places(t)
     assert [len(group) for group in places] == [1, 1, 2]  # the semi-finalists share third
     prizes = dict(LedgerEntry.objects.filter(reason="t_prize").values_list("user_id", "coins"))
     by_team = {Entrant.objects.get(team_id=team).user_id: team for team in
