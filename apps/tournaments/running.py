@@ -179,17 +179,7 @@ def match_over(*, game_id: int, now: datetime | None = None) -> None:
         tournament, game = _undecided_game(game_id)
         if game is None:
             return
-        new = Match.objects.filter(table_id=game.table_id, finished_at__isnull=False) \
-            .exclude(pk__in=game.counted).order_by("number")
-        for match in new:
-            game.counted = game.counted + [match.pk]
-            if match.winner == 0:
-                game.wins_a += 1
-            elif match.winner == 1:
-                game.wins_b += 1
-        game.save(update_fields=["counted", "wins_a", "wins_b"])
-        winner = pairing.tie_winner(game.team_a_id, game.team_b_id, game.wins_a, game.wins_b,
-                                    tournament.best_of)
+        winner = _count_matches(tournament, game)
         if winner is not None:
             _decide(tournament, game, winner, Game.Outcome.PLAYED, now=now)
         else:
@@ -202,6 +192,22 @@ def match_over(*, game_id: int, now: datetime | None = None) -> None:
             log.info("tournament game %s: next match not started (%s)", game_id, err.code)
     else:
         advance(tournament_id=tournament.pk, now=now)
+
+
+def _count_matches(tournament: Tournament, game: Game) -> int | None:
+    """Count the matches finished at the game's table and not counted yet; the tie's winner,
+    if that decides it."""
+    new = Match.objects.filter(table_id=game.table_id, finished_at__isnull=False) \
+        .exclude(pk__in=game.counted).order_by("number")
+    for match in new:
+        game.counted = game.counted + [match.pk]
+        if match.winner == 0:
+            game.wins_a += 1
+        elif match.winner == 1:
+            game.wins_b += 1
+    game.save(update_fields=["counted", "wins_a", "wins_b"])
+    return pairing.tie_winner(game.team_a_id, game.team_b_id, game.wins_a, game.wins_b,
+                              tournament.best_of)
 
 
 def left(*, game_id: int, seat: int, now: datetime | None = None) -> None:
@@ -223,7 +229,8 @@ def left(*, game_id: int, seat: int, now: datetime | None = None) -> None:
 def table_closed(*, game_id: int, now: datetime | None = None) -> None:
     """The table closed before the tie was decided (everyone left it, or staff closed it):
     before its first match, as a no-show; during the tie, the side ahead in matches wins it,
-    else nobody does."""
+    else nobody does. A match that ended before the closing counts, even when the news of its
+    end is heard after the closing's (the worker's tasks may run in either order)."""
     now = now or timezone.now()
     with transaction.atomic():
         tournament, game = _undecided_game(game_id, at_table=False)
@@ -231,6 +238,8 @@ def table_closed(*, game_id: int, now: datetime | None = None) -> None:
             return
         if not Match.objects.filter(table_id=game.table_id).exists():
             _no_show(tournament, game, now=now)
+        elif (winner := _count_matches(tournament, game)) is not None:
+            _decide(tournament, game, winner, Game.Outcome.PLAYED, now=now)
         else:
             winner = (game.team_a_id if game.wins_a > game.wins_b
                       else game.team_b_id if game.wins_b > game.wins_a else None)

@@ -1,9 +1,12 @@
 """Tournament fixtures: people with accounts (each with the welcome grant), a staff member who
-may run tournaments, and helpers that play a tournament's tables through the real table
-services, the way people at the pages would (their sockets' presence, legal moves)."""
+may run tournaments, a worker for what the tables tell them, and helpers that play a
+tournament's tables through the real table services, the way people at the pages would (their
+sockets' presence, legal moves)."""
 
 from __future__ import annotations
 
+import importlib
+import json
 import random
 from datetime import timedelta
 
@@ -16,8 +19,9 @@ from apps.rules.engine import legal_dict
 from apps.tables import game as table_game
 from apps.tables import services as tables
 from apps.tables.models import Table
-from apps.tournaments import selectors, services
+from apps.tournaments import follow, selectors, services
 from apps.tournaments.models import Game, Tournament
+from config.celery import app as celery_app
 
 NAMES = ("ana", "bea", "caio", "dani", "eva", "fabio", "gil", "hugo", "iris")
 
@@ -35,6 +39,44 @@ def make_people(names=NAMES) -> dict:
 def people(transactional_db):
     """The tables' hooks run after each commit, as on the site: these tests commit."""
     return make_people()
+
+
+class Worker:
+    """The broker and a free worker, for the tasks ``apps.tournaments.follow`` sends: each
+    message is what the broker would carry (its name and JSON arguments) and runs through the
+    registered task, at once (a worker with nothing else to do) or, ``held``, when
+    :meth:`run` is called (a busy worker)."""
+
+    def __init__(self) -> None:
+        self.held = False
+        self.queued: list[dict] = []
+        self.queues: list[str | None] = []
+
+    def send_task(self, name: str, args=None, kwargs=None, **options) -> None:
+        self.queues.append(options.get("queue"))
+        self.queued.append(json.loads(json.dumps({"name": name, "kwargs": kwargs or {}})))
+        if not self.held:
+            self.run()
+
+    def run(self) -> int:
+        """Run what is queued, oldest first (and what that queues); how many tasks ran."""
+        ran = 0
+        while self.queued:
+            message = self.queued.pop(0)
+            # The worker's autodiscovery imports the apps' tasks modules: this one, here.
+            importlib.import_module(message["name"].rpartition(".")[0])
+            celery_app.tasks[message["name"]](**message["kwargs"])
+            ran += 1
+        return ran
+
+
+@pytest.fixture(autouse=True)
+def worker(monkeypatch) -> Worker:
+    """What the tables tell a tournament is done by a worker (docs/architecture.md): here, by
+    this one."""
+    worker = Worker()
+    monkeypatch.setattr(follow, "current_app", worker)
+    return worker
 
 
 @pytest.fixture
