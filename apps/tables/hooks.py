@@ -1,6 +1,6 @@
 """What the apps above tables add to a table's change, inside its transaction.
 
-Tables know nothing of the club or of moderation; those apps register here from their
+Tables know nothing of the apps above them; those apps register here from their
 ``AppConfig.ready`` (the idiom of ``state.register_part``), and the table services call the
 hooks from the same places as always, under the table's row lock, so the lock order stays as
 docs/club.md writes it. A hook may refuse the change by raising ``ServiceError``: the whole
@@ -8,44 +8,78 @@ transaction, the table's rows included, rolls back. What happens *after* the com
 timers) is not a hook: the services do it with ``transaction.on_commit``.
 
 - :func:`on_change`: every new version of a table (``services.base.bump``), with its seats and
-  events: the club's stake tables keep their escrow in step with the seats here.
+  events: the club's stake tables keep their escrow in step with the seats, fair play keeps
+  its record, a tournament table whose game is decided refuses a new match.
 - :func:`on_match_finished`: a match's last round was settled: the club pays it.
 - :func:`on_refusal`: may this person act at all (create, join, play now, rename)? Moderation's
   bans answer here, with the message to show.
-- :func:`on_join_refusal`: may this person take a seat at this table (a host's condition on who
-  sits)? :func:`on_quick_play_refusal`: may this person use "play now" now (a wait)?
+- :func:`on_join_refusal`: may this person take a seat at this table (fair play: a host's
+  minimum share; tournaments: only the game's people)? :func:`on_quick_play_refusal`: may this
+  person use "play now" now (fair play's wait)?
 
-Not a write, but a read the tables make for a person: :func:`hidden_from`, the people whose
-invitations (and chat) this person does not want to see (someone they blocked).
+Not a write, but a read the tables make for a person: :func:`hidden_from` (friends' blocks),
+the people whose invitations (and chat) this person does not want to see.
 
 And one hook that is not in the transaction: :func:`on_committed`, every version's events once
 it is committed (a finished match, a seat left, a stand-in), for apps that follow the tables
-(``docs/protocol.md`` lists the events). It cannot refuse anything; a hook that fails is logged
-and the others still run.
+(``docs/protocol.md`` lists the events; the tournaments follow their tables). It cannot refuse
+anything; a hook that fails is logged and the others still run. It runs on the call that made
+the version, a person's move included, so it only looks at the events: work that takes longer
+goes to a worker (``apps.tournaments.follow``).
+
+Each hook's shape is a ``Protocol`` below; docs/architecture.md draws who registers which.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # for the annotations only: this module touches no row
+    from .models import Match, Seat, Table
 
 log = logging.getLogger(__name__)
 
-#: fn(*, table, seats, events, now) -> None; may raise ServiceError.
-ChangeHook = Callable[..., None]
-#: fn(*, table, match, seats, now) -> None.
-MatchHook = Callable[..., None]
-#: fn(user) -> the refusal's message, or None when the person may act.
-RefusalHook = Callable[[Any], "str | None"]
 
-#: fn(*, table_id, version, events) -> None, after the commit.
-CommittedHook = Callable[..., None]
-#: fn(*, table, user) -> the refusal's message, or None.
-JoinHook = Callable[..., "str | None"]
-#: fn(user_id) -> ids of the people this person does not want to hear from.
-HiddenHook = Callable[[int], "set[int]"]
+class ChangeHook(Protocol):
+    """Every new version, in its transaction; may refuse it by raising ``ServiceError``."""
+
+    def __call__(self, *, table: Table, seats: list[Seat], events: list[dict],
+                 now: datetime) -> None: ...
+
+
+class MatchHook(Protocol):
+    """A match's last round was settled, in its transaction."""
+
+    def __call__(self, *, table: Table, match: Match, seats: list[Seat],
+                 now: datetime) -> None: ...
+
+
+class RefusalHook(Protocol):
+    """Why this person may not act (or use "play now" now), or None when they may."""
+
+    def __call__(self, user: Any, /) -> str | None: ...
+
+
+class JoinHook(Protocol):
+    """Why this person may not take a seat at this table, or None when they may."""
+
+    def __call__(self, *, table: Table, user: Any) -> str | None: ...
+
+
+class HiddenHook(Protocol):
+    """The ids of the people ``user_id`` does not want to hear from."""
+
+    def __call__(self, user_id: int, /) -> set[int]: ...
+
+
+class CommittedHook(Protocol):
+    """A version's events once it is committed: cannot refuse anything, and runs in the
+    process that made the version (a person's move in a web process): what takes longer than
+    a look at the events goes to a worker."""
+
+    def __call__(self, *, table_id: int, version: int, events: list[dict]) -> None: ...
 
 _changes: dict[str, ChangeHook] = {}
 _match_ends: dict[str, MatchHook] = {}
@@ -84,27 +118,28 @@ def on_hidden(name: str, hook: HiddenHook) -> None:
     _hidden[name] = hook
 
 
-def table_changing(*, table, seats: list, events: list[dict], now: datetime) -> None:
+def table_changing(*, table: Table, seats: list[Seat], events: list[dict],
+                   now: datetime) -> None:
     for hook in _changes.values():
         hook(table=table, seats=seats, events=events, now=now)
 
 
-def match_finished(*, table, match, seats: list, now: datetime) -> None:
+def match_finished(*, table: Table, match: Match, seats: list[Seat], now: datetime) -> None:
     for hook in _match_ends.values():
         hook(table=table, match=match, seats=seats, now=now)
 
 
-def refusal(user) -> str | None:
+def refusal(user: Any) -> str | None:
     """The first refusal any app has for this person, or None."""
     return _first(hook(user) for hook in _refusals.values())
 
 
-def join_refusal(*, table, user) -> str | None:
+def join_refusal(*, table: Table, user: Any) -> str | None:
     """The first refusal any app has for this person taking a seat at this table, or None."""
     return _first(hook(table=table, user=user) for hook in _join_refusals.values())
 
 
-def quick_play_refusal(user) -> str | None:
+def quick_play_refusal(user: Any) -> str | None:
     return _first(hook(user) for hook in _quick_play_refusals.values())
 
 
