@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint messages clean
+.PHONY: install run test check test-random screenshots lint messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,8 +27,26 @@ messages: $(STAMP)
 run: install
 	$(BIN)/python scripts/run.py
 
+# The suite in parallel workers (pytest-xdist; docs/testing.md): each worker has its own test
+# database, Redis database and key prefix, Celery broker and ports (tests/conftest.py).
+TEST_WORKERS ?= 4
 test: install
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not solo"
+	$(BIN)/pytest -m solo
+
+# The edit loop's tier: no process started, no browser (docs/testing.md).
+check: install
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/pytest -n $(TEST_WORKERS) --fast-tier
+
+# The same suite in a random order (pytest-randomly; the seed is printed at the top).
+test-random: install
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not solo" -o addopts="-q -ra --strict-markers"
+
+# Renews the committed screenshots in docs/screenshots/ (a test run writes them under var/).
+screenshots: install
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/pytest -n $(TEST_WORKERS) -m browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -24,6 +24,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -111,6 +112,48 @@ def _pid_alive(pid: int) -> bool:
         return True
 
 
+#: Parallel workers (pytest-xdist) each get a share of the shared services, so that no worker
+#: sees another's keys, queues, channels or ports. A worker's number is its index in
+#: ``gw0``, ``gw1``, ...; at most this many (the Redis server's 16 databases, two a worker).
+MAX_WORKERS = 8
+PORTS_PER_WORKER = 1000
+FIRST_PORT = 20000  # below the kernel's ephemeral ports (32768-60999 here)
+
+
+def worker_index() -> int | None:
+    """This process's pytest-xdist worker number, or None when the suite runs in one process."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(name[2:]) if name.startswith("gw") else None
+
+
+def _isolate_worker(index: int) -> None:
+    """A worker's own Redis database and key prefix (the channel layer's pub/sub channels are
+    not scoped by database, so the prefix is what keeps two workers' ``table.N`` rings apart),
+    and its own span of ports. The test database's own suffix is pytest-django's."""
+    if index >= MAX_WORKERS:
+        raise pytest.UsageError(f"at most {MAX_WORKERS} workers (-n); this is worker {index}")
+    prefix = os.environ.get("REDIS_KEY_PREFIX") or "domino"
+    os.environ["REDIS_KEY_PREFIX"] = f"{prefix}-gw{index}"
+    low = FIRST_PORT + index * PORTS_PER_WORKER
+    os.environ[procs.PORT_SPAN_VARIABLE] = f"{low}-{low + PORTS_PER_WORKER - 1}"
+    url = os.environ.get("REDIS_URL", "")
+    if url.startswith(("redis://", "rediss://")):
+        parts = urlsplit(url)
+        os.environ["REDIS_URL"] = urlunsplit(parts._replace(path=f"/{index}"))
+
+
+def _is_xdist_controller(config: pytest.Config) -> bool:
+    """The process that hands tests to parallel workers and runs none itself."""
+    return worker_index() is None and bool(getattr(config.option, "numprocesses", None))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast-tier", action="store_true",
+        help="the edit loop's tier (make check): leave out the tests marked slow or browser, "
+             "and fail any test that starts a process (it belongs among the slow ones)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Settings are already loaded by pytest-django at this point, so we patch them.
     # Fast password hashing here and in every process a test starts (they inherit the
@@ -119,6 +162,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
     os.environ["PASSWORD_HASHING"] = "fast-for-tests"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    if _is_xdist_controller(config):
+        return  # the workers set up their own services
+    index = worker_index()
+    if index is not None:
+        _isolate_worker(index)
+        settings.REDIS_KEY_PREFIX = os.environ["REDIS_KEY_PREFIX"]
     url = os.environ.get("REDIS_URL")
     if not url:
         url = _start_embedded_redis()
@@ -136,6 +185,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from django.conf import settings
 
+    if config.getoption("fast_tier"):
+        slow = [item for item in items
+                if item.get_closest_marker("slow") or item.get_closest_marker("browser")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            left_out = set(slow)
+            items[:] = [item for item in items if item not in left_out]
     engine = settings.DATABASES["default"]["ENGINE"]
     if "postgresql" in engine:
         return
@@ -145,6 +201,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("postgres"):
             item.add_marker(skip)
+
+
+class ProcessInFastTier(Exception):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _no_process_in_the_fast_tier(request, monkeypatch):
+    """In the fast tier a test that starts a process fails and says why: the tier's promise
+    (no process, no browser) is kept by the suite, not by memory."""
+    if not request.config.getoption("fast_tier"):
+        return
+
+    def refuse(*args, **kwargs):
+        raise ProcessInFastTier(
+            f"{request.node.nodeid} starts a process: mark it slow (make check leaves those out)")
+
+    import multiprocessing.util
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    monkeypatch.setattr(multiprocessing.util, "spawnv_passfds", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
 
 
 # Fixtures ------------------------------------------------------------------------------------

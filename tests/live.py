@@ -24,18 +24,22 @@ from websockets.sync.client import connect
 from apps.core import processes
 from config.env import redis_urls
 
-from .conftest import ROOT, find_free_port, wait_for_http
+from .conftest import ROOT, find_free_port, wait_for_http, worker_index
 
-#: The Redis database a stack's Celery broker uses (tests' own code queues into database 0).
-BROKER_DB = 13
+
+#: The Redis database a stack's Celery broker uses (tests' own code queues into the worker's
+#: database, 0-7): one per parallel worker, since a stack flushes it when it starts.
+def broker_db() -> int:
+    index = worker_index()
+    return 13 if index is None else 15 - index
 
 
 def _broker_url(redis_url: str) -> str:
     celery = redis_urls(redis_url)["celery"]
     if celery.startswith("redis+socket://"):
-        return f"{celery.split('?')[0]}?virtual_host={BROKER_DB}"
+        return f"{celery.split('?')[0]}?virtual_host={broker_db()}"
     base = celery.rsplit("/", 1)[0] if celery.count("/") > 2 else celery
-    return f"{base}/{BROKER_DB}"
+    return f"{base}/{broker_db()}"
 
 
 def _flush_broker(redis_url: str) -> None:
@@ -43,9 +47,9 @@ def _flush_broker(redis_url: str) -> None:
 
     url = redis_urls(redis_url)["redis"]
     if url.startswith("unix://"):
-        client = redis.Redis(unix_socket_path=url[len("unix://"):].split("?")[0], db=BROKER_DB)
+        client = redis.Redis(unix_socket_path=url[len("unix://"):].split("?")[0], db=broker_db())
     else:
-        client = redis.Redis.from_url(url, db=BROKER_DB)
+        client = redis.Redis.from_url(url, db=broker_db())
     client.flushdb()
     client.close()
 

@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import grimp
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: "About 600 lines": a module past this is due to be split by concern.
@@ -21,6 +22,7 @@ APPS = ("rules", "bots", "core", "accounts", "tables", "friends", "club", "moder
         "fairplay", "tournaments", "reviews", "realtime")
 
 
+@pytest.mark.slow
 def test_the_import_contracts_hold():
     # In a process of its own: the graph is read from the files, not from what this test
     # process happens to have imported.

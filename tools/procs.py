@@ -32,15 +32,55 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 ERROR_LINE = re.compile(r"Traceback|ERROR|Exception")
 
 
+#: ``FREE_PORTS=20000-20999``: pick ports only in that span. The test suite gives each of its
+#: parallel workers a span of its own below the kernel's ephemeral range, so two workers (or an
+#: outgoing connection's ephemeral port) never take the port another process was just handed.
+PORT_SPAN_VARIABLE = "FREE_PORTS"
+_cursor: dict[tuple[int, int], int] = {}
+
+
+def _port_span() -> tuple[int, int] | None:
+    span = os.environ.get(PORT_SPAN_VARIABLE, "").strip()
+    if not span:
+        return None
+    low, high = (int(part) for part in span.split("-"))
+    return low, high
+
+
 def free_ports(count: int) -> list[int]:
     """``count`` distinct TCP ports on 127.0.0.1 that were free a moment ago. Every socket is
     held until all are picked: picked one at a time, the kernel may hand out the same port
-    twice (a test's nginx once listened on the port its upstream Daphne was then refused)."""
+    twice (a test's nginx once listened on the port its upstream Daphne was then refused).
+
+    Within a ``FREE_PORTS`` span the ports are taken in turn from where this process last
+    stopped (starting at a place of its own), so a port just released is not handed out again
+    at once: it may still be in TIME_WAIT, or about to be bound by the one it was given to."""
+    span = _port_span()
     with contextlib.ExitStack() as held:
-        socks = [held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
-                 for _ in range(count)]
-        for sock in socks:
-            sock.bind(("127.0.0.1", 0))
+        socks = []
+        if span is None:
+            for _ in range(count):
+                sock = held.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+                sock.bind(("127.0.0.1", 0))
+                socks.append(sock)
+        else:
+            low, high = span
+            size = high - low + 1
+            cursor = _cursor.get(span, (os.getpid() * 7919) % size)
+            for _ in range(size):
+                if len(socks) == count:
+                    break
+                port, cursor = low + cursor, (cursor + 1) % size
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                try:
+                    sock.bind(("127.0.0.1", port))
+                except OSError:
+                    sock.close()
+                    continue
+                socks.append(held.enter_context(sock))
+            _cursor[span] = cursor
+            if len(socks) < count:
+                raise RuntimeError(f"fewer than {count} free ports in {low}-{high}")
         return [sock.getsockname()[1] for sock in socks]
 
 

@@ -226,6 +226,7 @@ def test_expert_beats_easy() -> None:
     assert points[0] > 0.6 * (points[0] + points[1]), points
 
 
+@pytest.mark.slow
 def test_bots_import_no_django() -> None:
     code = ("import sys, apps.bots, tools.arena; "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'dominoes')]; "

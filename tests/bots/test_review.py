@@ -199,6 +199,7 @@ def _cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
                           input=stdin, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_round_trip_and_exit_codes(tmp_path) -> None:
     path = tmp_path / "record.json"
     path.write_text(json.dumps(LOCK_RECORD))

@@ -3,7 +3,7 @@ league and the leaderboards, and the ratings on the table page's seats.
 
 Each page is loaded by a person with a played online match behind them, in Spanish, checked for
 Content-Security-Policy violations, serious axe violations and sideways scrolling, and shot at
-390x844 and 1280x800 into docs/screenshots/ (club-*.png).
+390x844 and 1280x800 into var/screenshots/ (club-*.png).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@
   test_table_labels.py, with the longest names and every badge there is).
 - A host sees the minimum's control on a waiting table, sets it, and the page says it.
 
-Screenshots (390x844 and 1280x800) go to docs/screenshots/ (fairplay-seats-*,
-fairplay-minimum-*; TABLE_SCREENSHOTS=DIR writes them elsewhere).
+Screenshots (390x844 and 1280x800) go to var/screenshots/ (fairplay-seats-*,
+fairplay-minimum-*; `make screenshots` renews them).
 """
 
 from __future__ import annotations

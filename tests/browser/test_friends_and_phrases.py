@@ -2,12 +2,12 @@
 
 - ana (Spanish, desktop) opens her friends page: bea online at a public table (a link to it),
   caio offline, dani's request, the people she blocked; axe finds nothing serious, nothing
-  scrolls sideways; shot at 390x844 and 1280x800 (docs/screenshots/friends-es-*.png);
+  scrolls sideways; shot at 390x844 and 1280x800 (var/screenshots/friends-es-*.png);
 - at ana's table, bea (Brazilian Portuguese, a phone: 390x844, touch) taps "Boa!" and caio
   (English) says "Well played" with the keyboard alone (Tab to the button, Enter); ana reads
   both in Spanish ("¡Buena!", "Bien jugado") and never eva's line (she blocked eva, who
   watches: the host lets watchers use the phrases); the table with the phrase menu is shot
-  at both sizes (docs/screenshots/phrases-*.png);
+  at both sizes (var/screenshots/phrases-*.png);
 - ana, the host, opens the invitations panel: her friends with an Invite button each, and
   inviting dani-who-is-now-a-friend takes one click.
 No page breaks the Content-Security-Policy.
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from .test_csp import ARGS, LISTEN, SITE_ENV, shell
-from .test_table_page import PHONE, axe_check, no_horizontal_scroll, shoot, wait_until
+from .test_table_page import PHONE, SHOTS, axe_check, no_horizontal_scroll, shoot, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
@@ -145,12 +145,10 @@ def test_friends_page_and_quick_phrases(run_site, monkeypatch):
             assert ana.get_attribute("#phrases", "aria-label") == "Frases rápidas"
             no_horizontal_scroll(bea)
             bea.locator("#chat").scroll_into_view_if_needed()
-            bea.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs"
-                                    / "screenshots" / "phrases-pt-br-390x844.png"))
+            bea.screenshot(path=str(SHOTS / "phrases-pt-br-390x844.png"))
             axe_check(ana, "table with phrases")
             ana.locator("#chat").scroll_into_view_if_needed()
-            ana.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs"
-                                    / "screenshots" / "phrases-es-1280x800.png"))
+            ana.screenshot(path=str(SHOTS / "phrases-es-1280x800.png"))
 
             # The host's friends, one click from an invitation.
             ana.goto(f"{base}/friends/")
@@ -167,8 +165,7 @@ def test_friends_page_and_quick_phrases(run_site, monkeypatch):
                 .count() == 1
             axe_check(ana, "table with the friends panel open")
             ana.locator(".friend-invites").scroll_into_view_if_needed()
-            ana.screenshot(path=str(Path(__file__).resolve().parents[2] / "docs"
-                                    / "screenshots" / "friends-invite-es-1280x800.png"))
+            ana.screenshot(path=str(SHOTS / "friends-invite-es-1280x800.png"))
             for page in pages.values():
                 found += violations(page)
         finally:

@@ -8,7 +8,7 @@ seat, as its host, now with an account.
 
 On the way: the home page in three languages and every page of the path pass axe-core (no
 serious or critical violation) and log no console error (a Content-Security-Policy violation is
-one); screenshots at 390x844 and 1280x800 go to docs/screenshots/ (home-*, practice-*,
+one); screenshots at 390x844 and 1280x800 go to var/screenshots/ (home-*, practice-*,
 signup-guest-*, home-member-*)."""
 
 from __future__ import annotations

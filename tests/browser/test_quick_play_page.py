@@ -11,7 +11,7 @@ command (Daphne, the channel layer, Celery worker and beat), with a short wait
 
 axe finds no serious or critical violation on the home page and the waiting table; no page
 logs a console error. Screenshots of the home page's "Play now" and of the waiting table at
-390x844 and 1280x800 go to docs/screenshots/ (TABLE_SCREENSHOTS=DIR writes them elsewhere).
+390x844 and 1280x800 go to var/screenshots/ (`make screenshots` renews them).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ line, and every move says who made it. The buttons, axe and the page's console a
 watcher sees the watcher count and the host's switch closes their socket.
 
 Screenshots (390x844 and 1280x800) of the replay page, the profile's history, the table as a
-watcher sees it and the page a watcher gets once watching is off go to docs/screenshots/.
+watcher sees it and the page a watcher gets once watching is off go to var/screenshots/.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Celery worker that computes the review on its ``bots`` queue, and beat).
   refused past the hourly limit (one, here) with its message, and nothing is made.
 - axe finds no serious violation, no page logs a console error or breaks the CSP.
 
-Screenshots (390x844 and 1280x800): docs/screenshots/review-en-*.png, review-es-guest-*.png.
+Screenshots (390x844 and 1280x800): var/screenshots/review-en-*.png, review-es-guest-*.png.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@
   button; an ordinary table keeps all three.
 - The home page's game menus describe the game chosen, and follow the choice.
 
-Screenshots (390x844 and 1280x800) go to docs/screenshots/ (table-seats-*, home-presets-*;
-TABLE_SCREENSHOTS=DIR writes them elsewhere).
+Screenshots (390x844 and 1280x800) go to var/screenshots/ (table-seats-*, home-presets-*;
+`make screenshots` renews them).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ run command (Daphne, the channel layer, a Celery worker and beat):
   time: the matches are real matches through the real services, worker and beat;
 - after round 2 the page shows the standings and the prizes paid, and the books agree.
 
-Screenshots (docs/screenshots/tournament-*.png) at 390x844 and 1280x800: the creation form,
+Screenshots (var/screenshots/tournament-*.png) at 390x844 and 1280x800: the creation form,
 registration, a round being played (the live table) and the finished tournament."""
 
 from __future__ import annotations

@@ -80,6 +80,7 @@ def test_the_readme_documents_a_production_environment():
 
 @pytest.mark.parametrize("source", [readme_production_env, compose_env],
                          ids=["readme", "docker-compose"])
+@pytest.mark.slow
 def test_check_deploy_is_clean_with_the_production_settings(source):
     result = check_deploy(source())
     assert result.returncode == 0, result.stdout + result.stderr
@@ -110,6 +111,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_production_headers_cookies_and_redirect():
     env = readme_production_env()
     # DJANGO_TESTING: static files from the source folders (no collectstatic manifest).

@@ -9,11 +9,14 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tools import procs
 
 BUSY = "import time\nt = time.process_time()\nwhile time.process_time() - t < {}: pass\n"
 
 
+@pytest.mark.slow
 def test_a_process_that_ends_in_the_window_counts_through_its_reaper():
     before = subprocess.Popen([sys.executable, "-c", BUSY.format(1.5)])
     time.sleep(0.6)  # some of its CPU falls before the window, and must not be counted
@@ -32,6 +35,7 @@ def test_a_process_that_ends_in_the_window_counts_through_its_reaper():
     assert 0.4 + 0.1 < used < spent - 0.2, (used, spent)
 
 
+@pytest.mark.slow
 def test_without_a_reaper_an_ended_process_counts_nothing():
     child = subprocess.Popen([sys.executable, "-c", BUSY.format(0.3)])
     window = procs.CpuWindow()
@@ -53,6 +57,7 @@ def test_each_redis_server_is_read_once_and_named_by_its_roles():
                                     "layer": "redis://127.0.0.1:6391/0"}
 
 
+@pytest.mark.slow
 def test_children_lists_a_prefork_pool():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
     try:

@@ -16,7 +16,8 @@ from tests.socket_client import db
 
 from .test_table_socket import open_seats, seat_table, seated
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# slow: each test starts a redis-server of its own for the channel layer.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ def only_seat(result: dict, seat: int) -> dict:
                        for rnd in result["rounds"]]}
 
 
+@pytest.mark.slow
 def test_the_task_stores_the_review_the_command_prints(
         finished, people, sent, client, tmp_path, django_capture_on_commit_callbacks):
     table, match = finished
@@ -156,6 +157,7 @@ def test_a_match_deleted_mid_review_ends_it_quietly(finished, people, sent, monk
     assert tasks.run_review(review.pk, review.attempt) == "gone"
 
 
+@pytest.mark.slow
 def test_one_review_at_a_time_the_next_waits_its_turn(
         people, sent, settings, django_capture_on_commit_callbacks):
     from .conftest import finish, two_player_table
@@ -226,6 +228,7 @@ def test_a_review_process_that_judges_nothing_for_too_long_is_given_up(
         running.follow(said, said, progress)
 
 
+@pytest.mark.slow
 def test_the_review_process_is_stopped_when_its_row_moved_on(
         finished, people, sent, settings, django_capture_on_commit_callbacks):
     """A real child, stopped at its first progress when the attempt is no longer current."""

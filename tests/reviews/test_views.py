@@ -69,6 +69,7 @@ def test_asking_needs_the_csrf_token(finished, people, sent):
     assert MatchReview.objects.count() == 1
 
 
+@pytest.mark.slow
 def test_the_status_json_through_a_review(client, finished, people, sent,
                                           django_capture_on_commit_callbacks):
     table, match = finished

@@ -210,6 +210,7 @@ def run_cli(*args: str, stdin: str | None = None) -> tuple[int, dict]:
     return proc.returncode, json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_cli_exit_codes_and_view(tmp_path):
     good = record("partners", [deal(BLOCK_TIE_HANDS, play=BLOCK_PLAY)])
     path = tmp_path / "good.json"
@@ -227,6 +228,7 @@ def test_cli_exit_codes_and_view(tmp_path):
     assert code == 2
 
 
+@pytest.mark.slow
 def test_the_engine_imports_no_django():
     probe = ("import sys, apps.rules, apps.rules.harness, tools.bench_rules, apps.rules.view; "
              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))")

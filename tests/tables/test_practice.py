@@ -340,6 +340,7 @@ def test_the_address_limit_holds_under_a_race(make_user, settings):
         state=Table.State.CLOSED).count() == 3
 
 
+@pytest.mark.slow
 def test_the_limits_are_settings_read_from_the_environment(settings):
     import json
     import os
