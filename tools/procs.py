@@ -521,9 +521,18 @@ def analyze() -> None:
             cursor.execute("ANALYZE")
 
 
+#: The data folder of a PostgreSQL server of the caller's own (:class:`PostgresServer`): where
+#: it is set, that server is the one a tool restarts (``pg_ctl``), not a Debian cluster.
+PRIVATE_POSTGRES_VARIABLE = "POSTGRES_DATA_DIR"
+
+
 def postgres_cluster(url: str) -> list[str] | None:
     """[version, name] of this machine's Debian PostgreSQL cluster serving ``url``, when this
-    process may restart it (root, Debian's pg_ctlcluster, the server on this machine)."""
+    process may restart it (root, Debian's pg_ctlcluster, the server on this machine);
+    ``["private", folder]`` for a server of the caller's own (``POSTGRES_DATA_DIR``)."""
+    private = os.environ.get(PRIVATE_POSTGRES_VARIABLE)
+    if private:
+        return ["private", private]
     parts = urlsplit(url)
     if os.geteuid() != 0 or not shutil.which("pg_lsclusters") \
             or parts.hostname not in ("127.0.0.1", "localhost", "::1"):
@@ -544,8 +553,11 @@ def restart_postgres(url: str, timeout: float = 60.0) -> bool:
     if cluster is None:
         raise RuntimeError(f"cannot restart the PostgreSQL server of {parts.netloc}: "
                            "it must be a Debian cluster of this machine, and this process root")
-    subprocess.run(["pg_ctlcluster", "-m", "fast", *cluster, "restart"], check=True,
-                   timeout=timeout, capture_output=True)
+    if cluster[0] == "private":
+        _pg_ctl(Path(cluster[1]), "restart", "-m", "fast", timeout=timeout)
+    else:
+        subprocess.run(["pg_ctlcluster", "-m", "fast", *cluster, "restart"], check=True,
+                       timeout=timeout, capture_output=True)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ready = subprocess.run(["pg_isready", "-q", "-h", parts.hostname or "127.0.0.1",
@@ -554,6 +566,70 @@ def restart_postgres(url: str, timeout: float = 60.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def _postgres_bin(name: str) -> str:
+    """A PostgreSQL server program (initdb, pg_ctl): on PATH, else Debian's newest."""
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(Path("/usr/lib/postgresql").glob(f"*/bin/{name}"),
+                        key=lambda path: int(path.parts[-3]) if path.parts[-3].isdigit() else 0)
+    if not candidates:
+        raise RuntimeError(f"{name} not found: PostgreSQL's server programs are needed")
+    return str(candidates[-1])
+
+
+def _as_server_owner(argv: list[str]) -> list[str]:
+    # PostgreSQL refuses to run as root: root runs it as the machine's postgres user.
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else argv
+
+
+def _pg_ctl(data: Path, *args: str, timeout: float = 60.0) -> None:
+    """pg_ctl on a server of the caller's own. Its output goes to the server's log, never to a
+    pipe: a postmaster started (or restarted) by pg_ctl inherits the pipe and holds it open, and
+    whoever reads it would wait for the server to end."""
+    log = data.parent / "postgres.log"
+    with log.open("ab") as out:
+        if os.geteuid() == 0:
+            shutil.chown(log, "postgres", "postgres")  # the server appends to it too
+        subprocess.run(_as_server_owner([_postgres_bin("pg_ctl"), "-D", str(data), "-w",
+                                         "-t", str(int(timeout)), "-l", str(log), *args]),
+                       check=True, timeout=timeout + 5, stdout=out, stderr=subprocess.STDOUT,
+                       stdin=subprocess.DEVNULL)
+
+
+class PostgresServer:
+    """A PostgreSQL server of the caller's own, in a folder of its own on a free port (trust
+    authentication, no durability: a test server). A test that restarts PostgreSQL restarts
+    this one, so the machine's server, which other tests share, is never cut."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.data = folder / "pgdata"
+        self.port = free_port()
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/postgres"
+
+    def start(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(self.folder, "postgres", "postgres")
+        subprocess.run(_as_server_owner([_postgres_bin("initdb"), "-D", str(self.data),
+                                         "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                                         "--no-sync", "--no-instructions"]),
+                       check=True, capture_output=True, timeout=120)
+        options = (f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
+                   "-c fsync=off -c full_page_writes=off -c synchronous_commit=off "
+                   "-c max_connections=200")
+        _pg_ctl(self.data, "-o", options, "start")
+
+    def env(self) -> dict[str, str]:
+        """What a tool needs to use (and restart) this server."""
+        return {"DATABASE_URL": self.url, PRIVATE_POSTGRES_VARIABLE: str(self.data)}
+
+    def stop(self) -> None:
+        with contextlib.suppress(subprocess.SubprocessError, OSError):
+            _pg_ctl(self.data, "stop", "-m", "immediate")
 
 
 def postgres_backends(database: str) -> list[int]:

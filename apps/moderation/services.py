@@ -132,15 +132,28 @@ def _notify_user(user_id: int, event: dict) -> None:
 
 # -- who is a moderator (manage.py make_moderator) --------------------------------------------
 
+#: Rights the apps above moderation give a new "moderator" group, by app label (the
+#: tournaments': create and cancel tournaments), as their migrations gave the first one.
+_granted: dict[str, tuple[str, ...]] = {}
+
+
+def grant_moderators(*, app_label: str, codenames: tuple[str, ...]) -> None:
+    """An app above moderation says which of its rights the moderators hold (from ``ready``)."""
+    _granted[app_label] = tuple(codenames)
+
+
 def moderator_group():
-    """The "moderator" group; made with :data:`MODERATOR_RIGHTS` when missing (an existing
-    group keeps the rights the operator gave it)."""
+    """The "moderator" group; made when missing with :data:`MODERATOR_RIGHTS` and what the
+    apps above granted (an existing group keeps the rights the operator gave it)."""
     from django.contrib.auth.models import Group, Permission
+    from django.db.models import Q
 
     group, created = Group.objects.get_or_create(name=MODERATOR_GROUP)
     if created:
-        group.permissions.add(*Permission.objects.filter(
-            content_type__app_label="moderation", codename__in=MODERATOR_RIGHTS))
+        rights = Q(content_type__app_label="moderation", codename__in=MODERATOR_RIGHTS)
+        for app_label, codenames in _granted.items():
+            rights |= Q(content_type__app_label=app_label, codename__in=codenames)
+        group.permissions.add(*Permission.objects.filter(rights))
     return group
 
 

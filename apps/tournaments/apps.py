@@ -9,9 +9,14 @@ class TournamentsConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported here, not above: Django calls ready() once every app's models are loaded.
+        from apps.moderation.services import grant_moderators
         from apps.tables import hooks
 
         from . import follow
+
+        # As migration 0002 gave the group it found: a group made again later has them too.
+        grant_moderators(app_label="tournaments",
+                         codenames=("create_tournament", "cancel_tournament"))
 
         # Looked up at each call, not bound now: what runs is always the module's function.
         hooks.on_committed("tournaments", lambda **kw: follow.table_committed(**kw))

@@ -20,7 +20,8 @@ import pytest
 from .test_csp import ARGS, SITE_ENV, Visitor, shell
 from .test_table_page import DESKTOP, PHONE, shoot, wait_until
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
+# One site for the module (each test only reads what SETUP made), so its tests share a worker.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("table_labels"),
               pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
                                  reason="needs /usr/bin/chromium")]
 
@@ -93,16 +94,23 @@ CLIPPED = """() => {
 }"""
 
 
+@pytest.fixture(scope="module")
+def labels_site(module_site):
+    """The site and what SETUP made in it, for all three tests; stopped after the last."""
+    site = module_site(env=SITE_ENV)
+    yield site, shell(site, SETUP)
+    site.stop(timeout=40)
+
+
 def badges(page) -> list[str]:
     return page.evaluate("[...document.querySelectorAll('#felt .seat .badge')]"
                          ".map(b => b.textContent.trim())")
 
 
-def test_seat_labels_are_whole_on_a_phone_and_a_desktop(run_site, monkeypatch):
+def test_seat_labels_are_whole_on_a_phone_and_a_desktop(labels_site, monkeypatch):
     playwright = pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    site = run_site(env=SITE_ENV)
-    made = shell(site, SETUP)
+    site, made = labels_site
     found: list[str] = []
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
@@ -124,15 +132,13 @@ def test_seat_labels_are_whole_on_a_phone_and_a_desktop(run_site, monkeypatch):
                 person.collect()
         finally:
             browser.close()
-    site.stop(timeout=40)
     assert not found, "\n".join(found)
 
 
-def test_a_practice_table_shows_no_watching_chat_or_report(run_site, monkeypatch):
+def test_a_practice_table_shows_no_watching_chat_or_report(labels_site, monkeypatch):
     playwright = pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    site = run_site(env=SITE_ENV)
-    made = shell(site, SETUP)
+    site, made = labels_site
     found: list[str] = []
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
@@ -158,15 +164,13 @@ def test_a_practice_table_shows_no_watching_chat_or_report(run_site, monkeypatch
             ana.collect()
         finally:
             browser.close()
-    site.stop(timeout=40)
     assert not found, "\n".join(found)
 
 
-def test_the_home_page_describes_the_game_chosen(run_site, monkeypatch):
+def test_the_home_page_describes_the_game_chosen(labels_site, monkeypatch):
     playwright = pytest.importorskip("playwright.sync_api")
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    site = run_site(env=SITE_ENV)
-    made = shell(site, SETUP)
+    site, made = labels_site
     found: list[str] = []
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
@@ -196,5 +200,4 @@ def test_the_home_page_describes_the_game_chosen(run_site, monkeypatch):
                 ana.collect()
         finally:
             browser.close()
-    site.stop(timeout=40)
     assert not found, "\n".join(found)

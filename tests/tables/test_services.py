@@ -87,12 +87,23 @@ ALLOWED = {("start", "host"), ("pause", "host"), ("resume", "host"), ("play", "s
            ("next_round", "host"), ("new_match", "host")}
 
 
+@pytest.fixture
+def one_round_table(people):
+    """Four people seated as at full_table, at a game whose match is won in one round (block
+    to 1 point): who may start a new match is the question, not a hundred-point match."""
+    table = services.create_table(host=people["host"], preset="block", players=4, public=True,
+                                  options={"target": 1})
+    for name in ("ana", "bea", "caio"):
+        services.join_table(user=people[name], table_id=table.pk)
+    return table
+
+
 @pytest.mark.parametrize("caller", CALLERS)
 @pytest.mark.parametrize("action", ACTIONS)
-def test_permission_matrix(full_table, people, action, caller):
+def test_permission_matrix(request, people, action, caller):
     from django.contrib.auth.models import AnonymousUser
 
-    table = full_table
+    table = request.getfixturevalue("one_round_table" if action == "new_match" else "full_table")
     if action != "start":
         services.start_match(user=people["host"], table_id=table.pk)
     engine, rnd_no, ply = position(table) if action != "start" else (None, 0, 0)
