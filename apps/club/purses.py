@@ -62,9 +62,11 @@ def _count(purse: Purse, user_id: int, reason: str) -> int:
     return LedgerEntry.objects.filter(purse=purse, user_id=user_id, reason=reason).count()
 
 
-def pay_entry(*, key: str, user, now: datetime | None = None) -> LedgerEntry | None:
-    """The person's entry goes from their wallet into the purse (None for a free event);
-    refused, changing nothing, when the balance is short or the purse has closed."""
+def pay_entry(*, key: str, user, count: int = 1,
+              now: datetime | None = None) -> LedgerEntry | None:
+    """The person's entry (``count`` entries: a pair's two) goes from their wallet into the
+    purse (the last row, or None for a free event); refused, changing nothing, when the
+    balance is short of them all or the purse has closed."""
     now = now or timezone.now()
     if user is None or not user.is_authenticated or _is_guest(user):
         raise ServiceError(_("Sign up to play in tournaments."), code="not_signed_in")
@@ -75,14 +77,22 @@ def pay_entry(*, key: str, user, now: datetime | None = None) -> LedgerEntry | N
         if purse.entry == 0:
             return None
         wallet = _locked_wallets([user.pk])[user.pk]
-        if wallet.coins < purse.entry:
-            raise ServiceError(
-                _("The entry is %(entry)d coins and you have %(coins)d.")
-                % {"entry": purse.entry, "coins": wallet.coins}, code="short")
+        # Checked against every entry before the first is taken: the balance in the message
+        # is the one the person has, not what is left after a debit that is rolled back.
+        if wallet.coins < purse.entry * count:
+            if count == 1:
+                message = _("The entry is %(entry)d coins and you have %(coins)d.")
+            else:
+                message = _("A pair's entries are %(total)d coins (%(entry)d each) and you "
+                            "have %(coins)d.")
+            raise ServiceError(message % {"entry": purse.entry, "total": purse.entry * count,
+                                          "coins": wallet.coins}, code="short")
         n = _count(purse, user.pk, Reason.TOURNAMENT_ENTRY)
-        entry = _write(wallet, coins=-purse.entry, reason=Reason.TOURNAMENT_ENTRY,
-                       key=f"tentry:{purse.pk}:{user.pk}:{n}", purse_id=purse.pk, now=now)
-        purse.escrow += purse.entry
+        for k in range(count):
+            entry = _write(wallet, coins=-purse.entry, reason=Reason.TOURNAMENT_ENTRY,
+                           key=f"tentry:{purse.pk}:{user.pk}:{n + k}", purse_id=purse.pk,
+                           now=now)
+        purse.escrow += purse.entry * count
         purse.save(update_fields=["escrow"])
         return entry
 

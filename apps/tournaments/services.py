@@ -218,8 +218,7 @@ def register(*, user, tournament_id: int, partner: str = "", find_partner: bool 
         places = len(people) / tournament.team_size
         if _places_taken(tournament) + places > tournament.max_teams:
             raise ServiceError(_("This tournament is full."), code="full")
-        for _person in people:
-            purses.pay_entry(key=tournament.purse_key, user=user, now=now)
+        purses.pay_entry(key=tournament.purse_key, user=user, count=len(people), now=now)
         team = None if find_partner else Team.objects.create(tournament=tournament,
                                                              created_at=now)
         for person in people:
