@@ -24,6 +24,7 @@ from apps.club.selectors import level_for
 from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.fairplay import selectors as fairplay
+from apps.friends.selectors import blocked_either_way
 from apps.rules.errors import RuleError
 from apps.rules.presets import PRESETS, make_rules
 from apps.tables import hooks as table_hooks
@@ -255,6 +256,14 @@ def _partner(tournament: Tournament, user, name: str, find_partner: bool):
     if table_hooks.refusal(mate) is not None:  # banned
         raise ServiceError(_("%(name)s cannot play in tournaments.") % {"name": name},
                            code="bad_partner")
+    block = blocked_either_way(user.pk, mate.pk)
+    if block is not None and block.blocker_id == user.pk:
+        raise ServiceError(_("You blocked %(name)s: unblock them first.") % {"name": name},
+                           code="blocked")
+    if block is not None:
+        # Neutral on purpose, as the friends' refusal: nobody learns they were blocked.
+        raise ServiceError(_("You cannot name %(name)s as your partner.") % {"name": name},
+                           code="refused")
     if Entrant.objects.filter(tournament=tournament, user=mate).exists():
         raise ServiceError(_("%(name)s is registered already.") % {"name": name},
                            code="partner_registered")

@@ -38,3 +38,20 @@ def test_too_few_coins_for_a_pair_gives_the_pairs_entries_and_the_whole_balance(
     with translation.override("en"), pytest.raises(ServiceError) as err:
         services.register(user=ana, tournament_id=dear.pk)
     assert err.value.message == "The entry is 1500 coins and you have 1000."
+
+
+def test_a_block_either_way_refuses_naming_that_partner_neutrally(people):
+    from apps.friends import services as friends
+
+    ana, bea, caio = people["ana"], people["bea"], people["caio"]
+    t = pairs_tournament(people, entry=100)
+    friends.block(user=bea, person_id=ana.pk)  # bea does not want to hear from ana
+    with translation.override("en"), pytest.raises(ServiceError) as err:
+        services.register(user=ana, tournament_id=t.pk, partner="bea")
+    assert err.value.code == "refused"
+    assert err.value.message == "You cannot name bea as your partner."  # says nothing of why
+    friends.block(user=ana, person_id=caio.pk)  # ana's own block: nothing to hide
+    with translation.override("en"), pytest.raises(ServiceError) as err:
+        services.register(user=ana, tournament_id=t.pk, partner="caio")
+    assert err.value.code == "blocked" and "unblock" in err.value.message
+    assert coins(ana) == 1000 and not Entrant.objects.exists()
