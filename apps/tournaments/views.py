@@ -15,7 +15,7 @@ from apps.tables.state import display_name
 
 from . import running, selectors, services
 from .forms import RegisterForm, TournamentForm
-from .models import Tournament
+from .models import PartnerInvitation, Tournament
 
 
 def tournament_list(request):
@@ -73,14 +73,23 @@ def live(request, tournament_id: int):
     return response
 
 
-def _act(request, tournament_id: int, call, done: str):
+def _act(request, tournament_id: int, call, done):
+    """Run one service call; say what it did (``done``, or ``done(result)``) or why it was
+    refused; back to the tournament's page."""
     try:
-        call()
+        result = call()
     except ServiceError as err:
         messages.error(request, err.message)
     else:
-        messages.success(request, done)
+        messages.success(request, done(result) if callable(done) else done)
     return redirect("tournaments:detail", tournament_id=tournament_id)
+
+
+def _registered(result) -> str:
+    if isinstance(result, PartnerInvitation):
+        return _("%(name)s is invited: you are registered as a pair when they accept. Both "
+                 "entries are held until then.") % {"name": display_name(result.invitee)}
+    return _("You are registered.")
 
 
 @login_required
@@ -91,15 +100,36 @@ def register(request, tournament_id: int):
     data = form.cleaned_data
     return _act(request, tournament_id, lambda: services.register(
         user=request.user, tournament_id=tournament_id, partner=data.get("partner") or "",
-        find_partner=bool(data.get("find_partner"))), _("You are registered."))
+        find_partner=bool(data.get("find_partner"))), _registered)
+
+
+@login_required
+@require_POST
+def accept_partner(request, tournament_id: int, invitation_id: int):
+    return _act(request, tournament_id, lambda: services.accept_partner(
+        user=request.user, invitation_id=invitation_id),
+        _("You are registered as a pair."))
+
+
+@login_required
+@require_POST
+def decline_partner(request, tournament_id: int, invitation_id: int):
+    return _act(request, tournament_id, lambda: services.decline_partner(
+        user=request.user, invitation_id=invitation_id),
+        _("Invitation declined."))
 
 
 @login_required
 @require_POST
 def withdraw(request, tournament_id: int):
+    def said(invitation: PartnerInvitation | None) -> str:
+        if invitation is not None:
+            return _("Your invitation to %(name)s is withdrawn; both entries are back in your "
+                     "wallet.") % {"name": display_name(invitation.invitee)}
+        return _("You have withdrawn; your entry is back in your wallet.")
+
     return _act(request, tournament_id, lambda: services.withdraw(
-        user=request.user, tournament_id=tournament_id),
-        _("You have withdrawn; your entry is back in your wallet."))
+        user=request.user, tournament_id=tournament_id), said)
 
 
 @login_required

@@ -95,6 +95,13 @@ def new_tournament(people, **options) -> Tournament:
     return services.create_tournament(user=people["root"], now=now, **fields)
 
 
+def register_pair(tournament: Tournament, user, partner) -> None:
+    """``user`` names ``partner``, who accepts: the pair is registered (``user`` paid both)."""
+    invitation = services.register(user=user, tournament_id=tournament.pk,
+                                   partner=partner.profile.display_name)
+    services.accept_partner(user=partner, invitation_id=invitation.pk)
+
+
 def start(tournament: Tournament) -> Tournament:
     services.start(tournament_id=tournament.pk, now=tournament.starts_at)
     return Tournament.objects.get(pk=tournament.pk)
