@@ -21,6 +21,7 @@ from apps.accounts.selectors import is_guest, user_by_display_name
 from apps.club import numbers, purses
 from apps.club.models import Rating, Wallet
 from apps.club.selectors import level_for
+from apps.core import limits
 from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.fairplay import selectors as fairplay
@@ -44,6 +45,11 @@ MAX_TEAMS = 64
 MAX_ENTRY = 10_000
 MAX_PRIZE_PLACES = 8
 BEST_OF = (1, 3, 5)
+#: Registrations and withdrawals a person may make in a window (counted in the shared cache:
+#: a registration taken back leaves no row to count, and each change reloads every open page
+#: of the tournament).
+CHANGES_LIMIT = 10
+CHANGES_WINDOW = 600  # seconds
 
 
 # -- who may ------------------------------------------------------------------------------------
@@ -87,6 +93,17 @@ def _require_may_create(user) -> None:
             raise ServiceError(_("Only staff can create tournaments."), code="forbidden")
         raise ServiceError(_("Members can create tournaments from level %(level)d.")
                            % {"level": level}, code="forbidden")
+
+
+def _changes_key(user) -> str:
+    return f"tournaments:changes:{user.pk}"
+
+
+def _require_calm(user) -> None:
+    limits.require_under(_changes_key(user), limit=CHANGES_LIMIT, message=_(
+        "You can register or withdraw %(limit)d times in %(minutes)d minutes: wait a few "
+        "minutes before the next change.") % {"limit": CHANGES_LIMIT,
+                                               "minutes": CHANGES_WINDOW // 60})
 
 
 def _check_person(user) -> None:
@@ -213,10 +230,12 @@ def register(*, user, tournament_id: int, partner: str = "", find_partner: bool 
     answers (:func:`accept_partner`); the invitation is returned."""
     now = now or timezone.now()
     _check_person(user)
+    _require_calm(user)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _require_registering(tournament, now)
         _require_free(tournament, user)
+        limits.count_after_commit(_changes_key(user), window=CHANGES_WINDOW)
         mate = _partner(tournament, user, partner.strip(), find_partner)
         people = 2 if mate is not None else 1
         if _places_taken(tournament) + people / tournament.team_size > tournament.max_teams:
@@ -360,9 +379,11 @@ def withdraw(*, user, tournament_id: int,
     the invitation they made (returned); every entry goes back to whoever paid it."""
     now = now or timezone.now()
     _require_account(user)
+    _require_calm(user)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _require_registering(tournament, now)
+        limits.count_after_commit(_changes_key(user), window=CHANGES_WINDOW)
         mine = Entrant.objects.filter(tournament=tournament, user=user).first()
         if mine is None:
             invitation = PartnerInvitation.objects.filter(tournament=tournament,

@@ -71,6 +71,17 @@ class Worker:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_limits():
+    """Registrations are limited per person in the cache, which tests share: each starts
+    with none counted."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def worker(monkeypatch) -> Worker:
     """What the tables tell a tournament is done by a worker (docs/architecture.md): here, by
     this one."""
