@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from apps.accounts.decorators import account_required
+from apps.accounts.decorators import account_required, signup_url
+from apps.accounts.selectors import is_guest
 from apps.core.errors import ServiceError
 from apps.friends.selectors import usual_partner_of
 from apps.tables.state import display_name
@@ -92,9 +95,23 @@ def _registered(result) -> str:
     return _("You are registered.")
 
 
-@login_required
+def _to_an_account(request, tournament_id: int):
+    """Registering needs an account: a visitor signs in and a guest signs up, each coming back
+    to the tournament's page (not to this POST-only address); None for an account."""
+    page = reverse("tournaments:detail", args=[tournament_id])
+    if not request.user.is_authenticated:
+        return redirect_to_login(page)
+    if is_guest(request.user):
+        messages.info(request, _("Sign up to play in tournaments."))
+        return redirect(signup_url(page))
+    return None
+
+
 @require_POST
 def register(request, tournament_id: int):
+    elsewhere = _to_an_account(request, tournament_id)
+    if elsewhere is not None:
+        return elsewhere
     form = RegisterForm(request.POST)
     form.is_valid()
     data = form.cleaned_data
