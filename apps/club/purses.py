@@ -49,10 +49,12 @@ def _locked(key: str) -> Purse:
 
 
 def holders(purse: Purse) -> dict[int, int]:
-    """Who has an entry in the purse now, and how many (entries minus refunds)."""
+    """Who has an entry in the purse now, and how many (entries minus refunds), in the order
+    they first paid one."""
     held: dict[int, int] = {}
     rows = LedgerEntry.objects.filter(purse=purse, reason__in=(
-        Reason.TOURNAMENT_ENTRY, Reason.TOURNAMENT_REFUND)).values_list("user_id", "reason")
+        Reason.TOURNAMENT_ENTRY, Reason.TOURNAMENT_REFUND)).order_by("pk") \
+        .values_list("user_id", "reason")
     for user_id, reason in rows:
         held[user_id] = held.get(user_id, 0) + (1 if reason == Reason.TOURNAMENT_ENTRY else -1)
     return {u: n for u, n in held.items() if n > 0}

@@ -72,6 +72,16 @@ def places(tournament: Tournament) -> list[list[int]]:
 
 
 
+def has_champion(tournament: Tournament) -> bool:
+    """Whether someone won: a Swiss always ranks its teams; a knockout's final may have been
+    won by nobody (neither side came), and then nobody is champion."""
+    if tournament.format == Tournament.Format.SWISS:
+        return True
+    final = (Game.objects.filter(round__tournament=tournament)
+             .order_by("-round__number", "position").first())
+    return final is not None and final.winner_id is not None
+
+
 def members(team_id: int) -> list:
     return [e.user for e in Entrant.objects.filter(team_id=team_id).select_related("user")
             .order_by("created_at", "pk")]
@@ -125,6 +135,8 @@ class Page:
     my_invitation: PartnerInvitation | None = None
     #: The invitation the viewer has to answer (none from someone they blocked).
     invited_me: PartnerInvitation | None = None
+    #: A finished knockout whose final nobody won.
+    no_champion: bool = False
 
     @property
     def bracket(self) -> list[tuple[Round, list[GameRow]]]:
@@ -163,7 +175,9 @@ def page(tournament: Tournament, user) -> Page:
                 places_taken=-(-people // tournament.team_size), pot=pot, prizes=prizes,
                 standings=_standings(tournament, names, mine), rounds=rounds, live=live,
                 paid=_paid(purse), my_table=my_table, my_invitation=my_invitation,
-                invited_me=invited_me)
+                invited_me=invited_me,
+                no_champion=(tournament.state == Tournament.State.FINISHED
+                             and not has_champion(tournament)))
 
 
 def _entrants(tournament: Tournament, names: dict[int, str]) -> list[tuple[str, str]]:
