@@ -233,7 +233,7 @@ def table_page(request, code: str):
         "join_url": request.build_absolute_uri(reverse("tables:table", args=[table.code])),
         "may_download": selectors.may_download(table, request.user),
         "last_finished": selectors.last_finished_match(table, request.user),
-        "has_record": selectors.has_finished_round(table),
+        "has_record": selectors.has_record(table),
         "socket_path": f"/ws/table/{table.pk}/",
         "strings": _js_strings(),
         "max_frame": MAX_FRAME,
