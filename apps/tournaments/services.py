@@ -45,11 +45,11 @@ MAX_TEAMS = 64
 MAX_ENTRY = 10_000
 MAX_PRIZE_PLACES = 8
 BEST_OF = (1, 3, 5)
-#: Registrations and withdrawals a person may make in a window (counted in the shared cache:
-#: a registration taken back leaves no row to count, and each change reloads every open page
-#: of the tournament).
-CHANGES_LIMIT = 10
-CHANGES_WINDOW = 600  # seconds
+#: Registrations (inviting a partner included) a person may make in a window, counted in the
+#: shared cache: a registration taken back leaves no row to count, and each change rings every
+#: open page of the tournament. Withdrawing is never limited: a person can always get out.
+REGISTRATIONS_LIMIT = 10
+REGISTRATIONS_WINDOW = 600  # seconds
 
 
 # -- who may ------------------------------------------------------------------------------------
@@ -95,15 +95,15 @@ def _require_may_create(user) -> None:
                            % {"level": level}, code="forbidden")
 
 
-def _changes_key(user) -> str:
-    return f"tournaments:changes:{user.pk}"
+def _registrations_key(user) -> str:
+    return f"tournaments:registrations:{user.pk}"
 
 
 def _require_calm(user) -> None:
-    limits.require_under(_changes_key(user), limit=CHANGES_LIMIT, message=_(
-        "You can register or withdraw %(limit)d times in %(minutes)d minutes: wait a few "
-        "minutes before the next change.") % {"limit": CHANGES_LIMIT,
-                                               "minutes": CHANGES_WINDOW // 60})
+    limits.require_under(_registrations_key(user), limit=REGISTRATIONS_LIMIT, message=_(
+        "You can register %(limit)d times in %(minutes)d minutes: wait a few minutes before "
+        "registering again.") % {"limit": REGISTRATIONS_LIMIT,
+                                 "minutes": REGISTRATIONS_WINDOW // 60})
 
 
 def _check_person(user) -> None:
@@ -235,7 +235,7 @@ def register(*, user, tournament_id: int, partner: str = "", find_partner: bool 
         tournament = _locked(tournament_id)
         _require_registering(tournament, now)
         _require_free(tournament, user)
-        limits.count_after_commit(_changes_key(user), window=CHANGES_WINDOW)
+        limits.count_after_commit(_registrations_key(user), window=REGISTRATIONS_WINDOW)
         mate = _partner(tournament, user, partner.strip(), find_partner)
         people = 2 if mate is not None else 1
         if _places_taken(tournament) + people / tournament.team_size > tournament.max_teams:
@@ -379,11 +379,9 @@ def withdraw(*, user, tournament_id: int,
     the invitation they made (returned); every entry goes back to whoever paid it."""
     now = now or timezone.now()
     _require_account(user)
-    _require_calm(user)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _require_registering(tournament, now)
-        limits.count_after_commit(_changes_key(user), window=CHANGES_WINDOW)
         mine = Entrant.objects.filter(tournament=tournament, user=user).first()
         if mine is None:
             invitation = PartnerInvitation.objects.filter(tournament=tournament,
