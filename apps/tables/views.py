@@ -225,7 +225,7 @@ def table_page(request, code: str):
         # play counts the match as left. The page shows it while the match is on.
         "may_leave_match": may_leave and table.state != Table.State.CLOSED,
         "leave_match_now": (may_leave and table.state == Table.State.PLAYING
-                            and not state["seats"][state["you"]["seat"]]["leaving"]),
+                            and not state["seats"][state["you"]["seat"]].get("leaving")),
         "is_host": state["you"]["host"],
         "invite_form": InviteForm() if state["you"]["host"] else None,
         "name_form": (TableNameForm(initial={"name": table.name})
