@@ -49,10 +49,12 @@ def _locked(key: str) -> Purse:
 
 
 def holders(purse: Purse) -> dict[int, int]:
-    """Who has an entry in the purse now, and how many (entries minus refunds)."""
+    """Who has an entry in the purse now, and how many (entries minus refunds), in the order
+    they first paid one."""
     held: dict[int, int] = {}
     rows = LedgerEntry.objects.filter(purse=purse, reason__in=(
-        Reason.TOURNAMENT_ENTRY, Reason.TOURNAMENT_REFUND)).values_list("user_id", "reason")
+        Reason.TOURNAMENT_ENTRY, Reason.TOURNAMENT_REFUND)).order_by("pk") \
+        .values_list("user_id", "reason")
     for user_id, reason in rows:
         held[user_id] = held.get(user_id, 0) + (1 if reason == Reason.TOURNAMENT_ENTRY else -1)
     return {u: n for u, n in held.items() if n > 0}
@@ -62,9 +64,11 @@ def _count(purse: Purse, user_id: int, reason: str) -> int:
     return LedgerEntry.objects.filter(purse=purse, user_id=user_id, reason=reason).count()
 
 
-def pay_entry(*, key: str, user, now: datetime | None = None) -> LedgerEntry | None:
-    """The person's entry goes from their wallet into the purse (None for a free event);
-    refused, changing nothing, when the balance is short or the purse has closed."""
+def pay_entry(*, key: str, user, count: int = 1,
+              now: datetime | None = None) -> LedgerEntry | None:
+    """The person's entry (``count`` entries: a pair's two) goes from their wallet into the
+    purse (the last row, or None for a free event); refused, changing nothing, when the
+    balance is short of them all or the purse has closed."""
     now = now or timezone.now()
     if user is None or not user.is_authenticated or _is_guest(user):
         raise ServiceError(_("Sign up to play in tournaments."), code="not_signed_in")
@@ -75,14 +79,22 @@ def pay_entry(*, key: str, user, now: datetime | None = None) -> LedgerEntry | N
         if purse.entry == 0:
             return None
         wallet = _locked_wallets([user.pk])[user.pk]
-        if wallet.coins < purse.entry:
-            raise ServiceError(
-                _("The entry is %(entry)d coins and you have %(coins)d.")
-                % {"entry": purse.entry, "coins": wallet.coins}, code="short")
+        # Checked against every entry before the first is taken: the balance in the message
+        # is the one the person has, not what is left after a debit that is rolled back.
+        if wallet.coins < purse.entry * count:
+            if count == 1:
+                message = _("The entry is %(entry)d coins and you have %(coins)d.")
+            else:
+                message = _("A pair's entries are %(total)d coins (%(entry)d each) and you "
+                            "have %(coins)d.")
+            raise ServiceError(message % {"entry": purse.entry, "total": purse.entry * count,
+                                          "coins": wallet.coins}, code="short")
         n = _count(purse, user.pk, Reason.TOURNAMENT_ENTRY)
-        entry = _write(wallet, coins=-purse.entry, reason=Reason.TOURNAMENT_ENTRY,
-                       key=f"tentry:{purse.pk}:{user.pk}:{n}", purse_id=purse.pk, now=now)
-        purse.escrow += purse.entry
+        for k in range(count):
+            entry = _write(wallet, coins=-purse.entry, reason=Reason.TOURNAMENT_ENTRY,
+                           key=f"tentry:{purse.pk}:{user.pk}:{n + k}", purse_id=purse.pk,
+                           now=now)
+        purse.escrow += purse.entry * count
         purse.save(update_fields=["escrow"])
         return entry
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.accounts.selectors import is_guest, user_by_display_name
+from apps.core import limits
 from apps.core.errors import ServiceError
 from apps.tables import services as tables
 from apps.tables.models import Seat
@@ -29,6 +30,11 @@ User = get_user_model()
 #: The event a block or unblock adds to the tables the blocker sits at: it says nothing of
 #: who, since everyone at the table gets the version's events.
 CHAT_VIEW_EVENT = {"kind": "chat_view"}
+#: Friend requests a person may send in a window (counted in the shared cache: a request
+#: withdrawn leaves no row to count, and sending and withdrawing cost the other person a list
+#: that keeps changing).
+REQUESTS_LIMIT = 10
+REQUESTS_WINDOW = 600  # seconds
 
 
 def _require_account(user) -> None:
@@ -57,6 +63,10 @@ def request_friend(*, user, display_name: str) -> Friendship:
     name = " ".join((display_name or "").split())
     if not name:
         raise ServiceError(_("Write the display name of the person to add."), code="empty")
+    key = f"friends:requests:{user.pk}"
+    limits.require_under(key, limit=REQUESTS_LIMIT, message=_(
+        "You can send %(limit)d friend requests in %(minutes)d minutes: wait a few minutes "
+        "before the next.") % {"limit": REQUESTS_LIMIT, "minutes": REQUESTS_WINDOW // 60})
     other = user_by_display_name(name)
     if other is None:
         raise ServiceError(_("Nobody is called %(name)s.") % {"name": name},
@@ -87,6 +97,7 @@ def request_friend(*, user, display_name: str) -> Friendship:
         if pair is not None:
             return _accept(pair)
         first, second = sorted((user.pk, other.pk))
+        limits.count_after_commit(key, window=REQUESTS_WINDOW)
         return Friendship.objects.create(first_id=first, second_id=second, asked_by=user)
 
 

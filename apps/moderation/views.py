@@ -10,7 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 
 from apps.core.errors import ServiceError
 from apps.tables.models import Table
-from apps.tables.selectors import table_state
+from apps.tables.selectors import finished_record, has_record, table_state
 
 from . import selectors, services, staff_parts
 from .models import Ban, ChatMessage, ModerationLog, Mute, Report
@@ -67,11 +67,26 @@ def observe(request, table_id: int):
     state = table_state(table_id=table.pk, user=None)
     return render(request, "moderation/observe.html", {
         "table": table, "state": state, "chat": selectors.staff_chat(table),
+        "has_record": has_record(table),
         "reports": table.reports.select_related("reporter", "reported_user")[:50],
         "seats": table.seats.select_related("user__profile"),
         "log": ModerationLog.objects.filter(target_table=table).select_related("actor")[:50],
         "socket_path": f"/ws/observe/{table.pk}/",
     })
+
+
+@staff_member_required
+def record(request, table_id: int):
+    """The table's game record, as its players download it (a closed table's stopped round
+    included): what staff look at to see what happened at a reported table."""
+    _need(request, "observe_table")
+    table = get_object_or_404(Table, pk=table_id)
+    data = finished_record(table)
+    if data is None:
+        raise Http404(_("No match has been played at this table yet."))
+    response = JsonResponse(data, json_dumps_params={"indent": 1})
+    response["Content-Disposition"] = f'attachment; filename="domino-{table.code}.json"'
+    return response
 
 
 @staff_member_required

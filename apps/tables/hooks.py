@@ -9,7 +9,8 @@ timers) is not a hook: the services do it with ``transaction.on_commit``.
 
 - :func:`on_change`: every new version of a table (``services.base.bump``), with its seats and
   events: the club's stake tables keep their escrow in step with the seats, fair play keeps
-  its record, a tournament table whose game is decided refuses a new match.
+  its record, a tournament table refuses a new match once its game is decided, and its
+  host's pause or minimum fair-play share always.
 - :func:`on_match_finished`: a match's last round was settled: the club pays it.
 - :func:`on_refusal`: may this person act at all (create, join, play now, rename)? Moderation's
   bans answer here, with the message to show.

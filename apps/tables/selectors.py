@@ -108,22 +108,33 @@ def may_download(table: Table, user) -> bool:
     return table.host_id == user.pk or table.seats.filter(user=user).exists()
 
 
-def has_finished_round(table: Table) -> bool:
+def _recorded_rounds(table: Table) -> Q:
+    """The rounds a table's record holds: the finished ones, and once the table is closed the
+    round its closing stopped (empty for two minutes, or closed by staff, who void it), so
+    that what happened in it can be seen. While the table is open, an unfinished round's
+    hands never leave the server this way."""
+    finished = Q(voided=False, finished_at__isnull=False)
+    if table.state == Table.State.CLOSED:
+        return finished | Q(result__isnull=True)
+    return finished
+
+
+def has_record(table: Table) -> bool:
     """Whether the table's record download has anything in it yet."""
-    return Round.objects.filter(match__table=table, voided=False,
-                                finished_at__isnull=False).exists()
+    return Round.objects.filter(_recorded_rounds(table), match__table=table).exists()
 
 
 def finished_record(table: Table, number: int | None = None) -> dict | None:
-    """The harness record of a match (the current one, or match ``number``), holding only its
-    finished rounds: an unfinished round's hands never leave the server this way."""
+    """The harness record of a match (the current one, or match ``number``): its finished
+    rounds, and at a closed table the round the closing stopped, which the harness takes as a
+    record stopped mid-round (shared/specs/harness.md)."""
     matches = Match.objects.filter(table=table)
     match = (matches.filter(number=number) if number is not None
              else matches.order_by("-number")).first()
     if match is None:
         return None
     rounds = []
-    for rnd in (match.rounds.filter(voided=False, finished_at__isnull=False)
+    for rnd in (match.rounds.filter(_recorded_rounds(table))
                 .order_by("number").prefetch_related("moves")):
         rounds.append({"hands": rnd.hands, "boneyard": rnd.boneyard, "opener": rnd.opener,
                        "moves": [m.as_record() for m in rnd.moves.all()]})

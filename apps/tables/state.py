@@ -219,6 +219,8 @@ def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[di
             "empty": seat.empty,
             "connected": seat.is_bot or (user is not None and user.pk in connected),
             "standin": bool(seat.standin and user is not None),
+            # Left during the round: a bot plays the hand out, and the seat frees at its end.
+            "leaving": bool(seat.leaving and user is not None),
             "team": seat.index % 2 if partners else None,
         })
     return out

@@ -213,14 +213,19 @@ def table_page(request, code: str):
     state = selectors.table_state(table_id=table.pk, user=request.user)
     seated = state["you"]["seat"] is not None
     free = any(s["empty"] for s in state["seats"])
+    # A quick table's host is only whoever came first: they may leave like anyone.
+    may_leave = seated and (table.host_id != request.user.pk or table.quick)
     context = {
         "table": table,
         "state": state,
         "can_join": (request.user.is_authenticated and not seated and free
                      and table.state == Table.State.WAITING),
-        # A quick table's host is only whoever came first: they may leave like anyone.
-        "can_leave": (seated and table.state == Table.State.WAITING
-                      and (table.host_id != request.user.pk or table.quick)),
+        "can_leave": may_leave and table.state == Table.State.WAITING,
+        # Once the match is on, leaving is asked again first: a bot takes the seat, and fair
+        # play counts the match as left. The page shows it while the match is on.
+        "may_leave_match": may_leave and table.state != Table.State.CLOSED,
+        "leave_match_now": (may_leave and table.state == Table.State.PLAYING
+                            and not state["seats"][state["you"]["seat"]].get("leaving")),
         "is_host": state["you"]["host"],
         "invite_form": InviteForm() if state["you"]["host"] else None,
         "name_form": (TableNameForm(initial={"name": table.name})
@@ -228,7 +233,7 @@ def table_page(request, code: str):
         "join_url": request.build_absolute_uri(reverse("tables:table", args=[table.code])),
         "may_download": selectors.may_download(table, request.user),
         "last_finished": selectors.last_finished_match(table, request.user),
-        "has_record": selectors.has_finished_round(table),
+        "has_record": selectors.has_record(table),
         "socket_path": f"/ws/table/{table.pk}/",
         "strings": _js_strings(),
         "max_frame": MAX_FRAME,
@@ -377,9 +382,15 @@ def join(request, code: str):
 def leave(request, code: str):
     table = _table_or_404(code)
     try:
-        services.leave_table(user=request.user, table_id=table.pk)
+        outcome = services.leave_table(user=request.user, table_id=table.pk)
     except ServiceError as err:
         messages.error(request, err.message)
+    else:
+        if any(e.get("action") == "leaving" for e in outcome.events):
+            messages.success(request, _("You left the match: a bot plays your hand until this "
+                                        "round ends, then your seat is free."))
+        elif table.state == Table.State.PLAYING:
+            messages.success(request, _("You left the match."))
     return redirect("tables:table", code=table.code)
 
 

@@ -10,7 +10,9 @@
   costs a set of its event kinds and nothing else.
 - :func:`join_refusal` (``hooks.on_join_refusal``): only the game's people sit at its table.
 - :func:`table_changing` (``hooks.on_change``, inside the table's transaction): a table whose
-  game is decided plays no further match (its host's "new match" button is refused).
+  game is decided plays no further match (its host's "new match" button is refused), and the
+  player who hosts a tournament's table may neither pause it nor ask a minimum fair-play
+  share: the tournament runs its tables.
 
 A follow-up may run late, twice (the task tried again after an outage) or after a later
 version's: each step of :mod:`.running` looks at the game and the table as they are when it
@@ -109,11 +111,28 @@ def join_refusal(*, table, user) -> str | None:
     return _("This table belongs to a tournament: only its players sit here.")
 
 
+#: What a tournament's table refuses: a match once its game is decided, and what would let
+#: the player who hosts it run it instead of the tournament (a pause of their own, a minimum
+#: fair-play share keeping an opponent out). The pause a table makes by itself when nobody
+#: holds it (``"empty"``) is the tables' own rule and stays.
+REFUSED_AT_TOURNAMENT_TABLES = frozenset({"match_started", "paused", "fairplay"})
+
+
 def table_changing(*, table, seats, events: list[dict], now) -> None:
-    if not any(e.get("kind") == "match_started" for e in events):
+    kind = next((e["kind"] for e in events if e.get("kind") in REFUSED_AT_TOURNAMENT_TABLES
+                 and not e.get("empty")), None)
+    if kind is None:
         return
-    finished = Game.objects.filter(table_id=table.pk).values_list("finished_at",
-                                                                   flat=True).first()
-    if finished is not None:
+    row = Game.objects.filter(table_id=table.pk).values_list("pk", "finished_at").first()
+    if row is None:
+        return
+    if kind == "paused":
+        raise ServiceError(_("This table belongs to a tournament, which keeps its clock: it "
+                             "cannot be paused."), code="tournament_table")
+    if kind == "fairplay":
+        raise ServiceError(_("This table belongs to a tournament, which decides who plays "
+                             "here: it takes no minimum fair-play share."),
+                           code="tournament_table")
+    if row[1] is not None:
         raise ServiceError(_("This tournament game is over: its table plays no more "
                              "matches."), code="tournament_over")

@@ -2,7 +2,8 @@
 (docs/tournaments.md).
 
 A :class:`Tournament` takes :class:`Entrant` rows (people) grouped into :class:`Team` rows (one
-person, or a fixed pair; people who asked for a partner are paired at the start). Each
+person, or a fixed pair, registered when the partner accepts a :class:`PartnerInvitation`;
+people who asked for a partner are paired at the start). Each
 :class:`Round` holds its :class:`Game` rows: a tie between two teams at one table (one match,
 or best of 3 or 5 in a knockout, played one after the other at that table), or a bye. The
 tables themselves are the tables app's; a game only points at its table.
@@ -129,6 +130,32 @@ class Entrant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.tournament_id}"
+
+
+class PartnerInvitation(models.Model):
+    """A pair waiting for the partner's yes (docs/tournaments.md, "Registration"): the
+    inviter's two entries are in the purse and the pair's place is held, counted against the
+    size, until the partner accepts (the pair is registered: two :class:`Entrant` rows) or the
+    hold ends: the partner declines, the inviter withdraws, the tournament starts or is
+    cancelled. Then the row goes, and both entries go back to the inviter."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE,
+                                   related_name="invitations")
+    inviter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="+")
+    invitee = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "inviter"], name="invites_once"),
+            models.UniqueConstraint(fields=["tournament", "invitee"], name="invited_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.inviter_id} invites {self.invitee_id} to {self.tournament_id}"
 
 
 class Round(models.Model):

@@ -319,14 +319,21 @@ def pair_solos(people: Sequence[tuple[int, int]]) -> tuple[list[tuple[int, int]]
 
 # -- prizes -------------------------------------------------------------------------------------
 
-def prize_shares(places: Sequence[Sequence[int]], split: Sequence[int],
-                 pot: int) -> dict[int, int]:
+def prize_shares(places: Sequence[Sequence[int]], split: Sequence[int], pot: int, *,
+                 champion: bool = True) -> dict[int, int]:
     """Coins for each team: ``split`` gives place 1, 2, ... its percent of ``pot``; teams
     sharing a place share the prizes of the places they cover in equal parts (two third
     places share the third and fourth prizes). Every coin of the pot is given (what rounding,
     or a place nobody reached, leaves goes to the best placed team); with nobody placed at
-    all, nothing is (the caller refunds)."""
+    all, nothing is (the caller refunds).
+
+    Without a ``champion`` (a knockout final nobody won) nobody gets what would have been the
+    winner's: the first prize, the rounding and the places nobody reached. The teams placed
+    first (the two finalists) share the prizes of the places they cover but the first; the
+    caller gives back what is left (:func:`returned_shares`)."""
     amounts = [pot * pct // 100 for pct in split]
+    if not champion and amounts:
+        amounts[0] = 0
     out: dict[int, int] = {}
     start = 0
     for group in places:
@@ -334,10 +341,24 @@ def prize_shares(places: Sequence[Sequence[int]], split: Sequence[int],
         for team in group:
             out[team] = out.get(team, 0) + share
         start += len(group)
-    if places and places[0]:
+    if champion and places and places[0]:
         best = places[0][0]
         out[best] = out.get(best, 0) + pot - sum(out.values())
     return {t: c for t, c in out.items() if c}
+
+
+def returned_shares(coins: int, entries: Sequence[tuple[int, int]]) -> dict[int, int]:
+    """``coins`` given back to whoever paid the entries, ``entries`` as (payer, entries paid)
+    in the order they paid: the same part for each entry, and what does not divide one coin
+    for each of the first entries paid."""
+    paid = [payer for payer, n in entries for _entry in range(n)]
+    if not paid:
+        return {}
+    each, rest = divmod(coins, len(paid))
+    out: dict[int, int] = {}
+    for k, payer in enumerate(paid):
+        out[payer] = out.get(payer, 0) + each + (1 if k < rest else 0)
+    return {p: c for p, c in out.items() if c}
 
 
 def split_between(coins: int, people: Sequence[int]) -> dict[int, int]:

@@ -32,7 +32,7 @@ from apps.tables.models import Match, Table
 
 from . import notify, pairing
 from .models import Entrant, Game, Round, Tournament
-from .selectors import places, seat_order, seeded_teams, swiss_results
+from .selectors import has_champion, places, seat_order, seeded_teams, swiss_results
 
 log = logging.getLogger(__name__)
 
@@ -367,18 +367,26 @@ def advance_due(*, now: datetime | None = None) -> int:
 
 def finish(tournament: Tournament, *, now: datetime) -> None:
     """The last round is over: the places stand and the prizes are paid, once (the purse
-    closes in this transaction and every prize row's key is unique)."""
+    closes in this transaction and every prize row's key is unique). A knockout final nobody
+    won has no champion: what would have been the winner's goes back to the entrants, an
+    equal part for each entry, to whoever paid it; the club's coins for it are not paid."""
     final = places(tournament)
+    champion = has_champion(tournament)
     team_people = {t: [e.user_id for e in Entrant.objects.filter(team_id=t)
                        .order_by("created_at", "pk")] for group in final for t in group}
     purse = Purse.objects.get(key=tournament.purse_key)
-    prizes = _per_person(pairing.prize_shares(final, tournament.prize_split, purse.escrow),
+    split = tournament.prize_split
+    prizes = _per_person(pairing.prize_shares(final, split, purse.escrow, champion=champion),
                          team_people)
-    awards = _per_person(pairing.prize_shares(final, tournament.prize_split, purse.added),
+    awards = _per_person(pairing.prize_shares(final, split, purse.added, champion=champion),
                          team_people)
-    if purse.escrow and not prizes:
+    if purse.escrow and not final:
         purses.refund_all(key=tournament.purse_key, now=now)
     else:
+        if not champion:
+            back = pairing.returned_shares(purse.escrow - sum(prizes.values()),
+                                           list(purses.holders(purse).items()))
+            prizes = {u: prizes.get(u, 0) + back.get(u, 0) for u in set(prizes) | set(back)}
         purses.pay_prizes(key=tournament.purse_key, prizes=prizes, awards=awards, now=now)
     tournament.state, tournament.finished_at = Tournament.State.FINISHED, now
     tournament.save(update_fields=["state", "finished_at"])

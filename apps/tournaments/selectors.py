@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, Sum
+from django.utils import timezone
 
 from apps.club.models import LedgerEntry, Purse
+from apps.friends.selectors import blocked_ids
 from apps.tables.models import Match, Table
 
 from . import pairing
-from .models import Entrant, Game, Round, Team, Tournament
+from .models import Entrant, Game, PartnerInvitation, Round, Team, Tournament
 
 
 def upcoming():
@@ -70,6 +72,16 @@ def places(tournament: Tournament) -> list[list[int]]:
 
 
 
+def has_champion(tournament: Tournament) -> bool:
+    """Whether someone won: a Swiss always ranks its teams; a knockout's final may have been
+    won by nobody (neither side came), and then nobody is champion."""
+    if tournament.format == Tournament.Format.SWISS:
+        return True
+    final = (Game.objects.filter(round__tournament=tournament)
+             .order_by("-round__number", "position").first())
+    return final is not None and final.winner_id is not None
+
+
 def members(team_id: int) -> list:
     return [e.user for e in Entrant.objects.filter(team_id=team_id).select_related("user")
             .order_by("created_at", "pk")]
@@ -119,6 +131,12 @@ class Page:
     paid: list[tuple[str, int]]  # (person, coins) once the prizes are paid
     #: The viewer's own table while their game is on.
     my_table: GameRow | None = None
+    #: The pair the viewer invited a partner to, waiting for the answer.
+    my_invitation: PartnerInvitation | None = None
+    #: The invitation the viewer has to answer (none from someone they blocked).
+    invited_me: PartnerInvitation | None = None
+    #: A finished knockout whose final nobody won.
+    no_champion: bool = False
 
     @property
     def bracket(self) -> list[tuple[Round, list[GameRow]]]:
@@ -130,9 +148,14 @@ class Page:
 
 def page(tournament: Tournament, user) -> Page:
     names = team_names(tournament)
-    mine = None
+    mine = my_invitation = invited_me = None
     if user is not None and user.is_authenticated:
         mine = Entrant.objects.filter(tournament=tournament, user=user).first()
+        waiting = PartnerInvitation.objects.filter(tournament=tournament) \
+            .select_related("inviter__profile", "invitee__profile")
+        my_invitation = waiting.filter(inviter=user).first()
+        invited_me = waiting.filter(invitee=user).exclude(
+            inviter_id__in=blocked_ids(user.pk)).first()
     entrants = _entrants(tournament, names)
     purse = Purse.objects.filter(key=tournament.purse_key).first()
     pot = purse.escrow if purse is not None and purse.state == Purse.State.OPEN else (
@@ -144,13 +167,17 @@ def page(tournament: Tournament, user) -> Page:
     rounds = _rounds(tournament, names)
     live = [row for _r, rows in rounds for row in rows if row.live]
     people = Entrant.objects.filter(tournament=tournament, left_out=False).count()
+    people += 2 * PartnerInvitation.objects.filter(tournament=tournament).count()
     team = mine.team_id if mine is not None else None
     my_table = next((row for row in live if team is not None
                      and team in (row.game.team_a_id, row.game.team_b_id)), None)
     return Page(tournament=tournament, entrants=entrants, mine=mine,
                 places_taken=-(-people // tournament.team_size), pot=pot, prizes=prizes,
                 standings=_standings(tournament, names, mine), rounds=rounds, live=live,
-                paid=_paid(purse), my_table=my_table)
+                paid=_paid(purse), my_table=my_table, my_invitation=my_invitation,
+                invited_me=invited_me,
+                no_champion=(tournament.state == Tournament.State.FINISHED
+                             and not has_champion(tournament)))
 
 
 def _entrants(tournament: Tournament, names: dict[int, str]) -> list[tuple[str, str]]:
@@ -160,7 +187,22 @@ def _entrants(tournament: Tournament, names: dict[int, str]) -> list[tuple[str, 
                                                        "left_out"))
     for name, left_out in alone:
         out.append((name, "left_out" if left_out else "alone"))
+    held = (PartnerInvitation.objects.filter(tournament=tournament)
+            .values_list("inviter__profile__display_name", "invitee__profile__display_name"))
+    out += [(f"{inviter} & {invitee}", "invited") for inviter, invitee in held]
     return out
+
+
+def invitations_for(user) -> list[PartnerInvitation]:
+    """The partner invitations ``user`` has to answer, in tournaments still open for
+    registration (none from someone they blocked), oldest first: the home page lists them."""
+    if user is None or not user.is_authenticated:
+        return []
+    return list(PartnerInvitation.objects.filter(
+        invitee=user, tournament__state=Tournament.State.REGISTERING,
+        tournament__starts_at__gt=timezone.now())
+        .exclude(inviter_id__in=blocked_ids(user.pk))
+        .select_related("tournament", "inviter__profile").order_by("created_at", "pk"))
 
 
 def _standings(tournament: Tournament, names: dict[int, str],

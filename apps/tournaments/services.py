@@ -21,18 +21,21 @@ from apps.accounts.selectors import is_guest, user_by_display_name
 from apps.club import numbers, purses
 from apps.club.models import Rating, Wallet
 from apps.club.selectors import level_for
+from apps.core import limits
 from apps.core.beat import act_on_each
 from apps.core.errors import ServiceError
 from apps.fairplay import selectors as fairplay
+from apps.friends.selectors import blocked_either_way, blocked_ids
 from apps.rules.errors import RuleError
 from apps.rules.presets import PRESETS, make_rules
 from apps.tables import hooks as table_hooks
 from apps.tables import services as tables
 from apps.tables.messages import rule_message
 from apps.tables.names import normalize_table_name, table_name_problem
+from apps.tables.state import display_name
 
-from . import notify, pairing, running
-from .models import Entrant, Team, Tournament
+from . import events, notify, pairing, running
+from .models import Entrant, PartnerInvitation, Team, Tournament
 
 #: The four-player games played by pairs, and the games one-on-one may use.
 PAIR_PRESETS = ("partners", "partners-66", "pairs-series", "tranca")
@@ -42,6 +45,11 @@ MAX_TEAMS = 64
 MAX_ENTRY = 10_000
 MAX_PRIZE_PLACES = 8
 BEST_OF = (1, 3, 5)
+#: Registrations (inviting a partner included) a person may make in a window, counted in the
+#: shared cache: a registration taken back leaves no row to count, and each change rings every
+#: open page of the tournament. Withdrawing is never limited: a person can always get out.
+REGISTRATIONS_LIMIT = 10
+REGISTRATIONS_WINDOW = 600  # seconds
 
 
 # -- who may ------------------------------------------------------------------------------------
@@ -85,6 +93,17 @@ def _require_may_create(user) -> None:
             raise ServiceError(_("Only staff can create tournaments."), code="forbidden")
         raise ServiceError(_("Members can create tournaments from level %(level)d.")
                            % {"level": level}, code="forbidden")
+
+
+def _registrations_key(user) -> str:
+    return f"tournaments:registrations:{user.pk}"
+
+
+def _require_calm(user) -> None:
+    limits.require_under(_registrations_key(user), limit=REGISTRATIONS_LIMIT, message=_(
+        "You can register %(limit)d times in %(minutes)d minutes: wait a few minutes before "
+        "registering again.") % {"limit": REGISTRATIONS_LIMIT,
+                                 "minutes": REGISTRATIONS_WINDOW // 60})
 
 
 def _check_person(user) -> None:
@@ -196,38 +215,62 @@ def _require_registering(tournament: Tournament, now: datetime) -> None:
 
 
 def _places_taken(tournament: Tournament) -> int:
-    """People registered, counted in teams' places (two people alone make one pair)."""
+    """People registered, counted in teams' places (two people alone make one pair); a pair
+    waiting for the partner's yes holds its place."""
     people = Entrant.objects.filter(tournament=tournament, left_out=False).count()
+    people += 2 * PartnerInvitation.objects.filter(tournament=tournament).count()
     return -(-people // tournament.team_size)
 
 
 def register(*, user, tournament_id: int, partner: str = "", find_partner: bool = False,
-             now: datetime | None = None) -> Team | None:
-    """Register ``user`` (and, in a pairs tournament, the partner they name, whose entry they
-    pay too; or alone, asking for a partner, when ``find_partner``). Returns the team, or
-    None for someone waiting for a partner."""
+             now: datetime | None = None) -> Team | PartnerInvitation | None:
+    """Register ``user``: alone (one-on-one: their team), asking for a partner
+    (``find_partner``: None until the start pairs them), or, naming a ``partner``, inviting
+    them: the pair's place is held and both entries paid by ``user`` until the partner
+    answers (:func:`accept_partner`); the invitation is returned."""
     now = now or timezone.now()
     _check_person(user)
+    _require_calm(user)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         _require_registering(tournament, now)
-        if Entrant.objects.filter(tournament=tournament, user=user).exists():
-            raise ServiceError(_("You are registered already."), code="registered")
+        _require_free(tournament, user)
+        limits.count_after_commit(_registrations_key(user), window=REGISTRATIONS_WINDOW)
         mate = _partner(tournament, user, partner.strip(), find_partner)
-        people = [user] + ([mate] if mate is not None else [])
-        places = len(people) / tournament.team_size
-        if _places_taken(tournament) + places > tournament.max_teams:
+        people = 2 if mate is not None else 1
+        if _places_taken(tournament) + people / tournament.team_size > tournament.max_teams:
             raise ServiceError(_("This tournament is full."), code="full")
-        for _person in people:
-            purses.pay_entry(key=tournament.purse_key, user=user, now=now)
+        purses.pay_entry(key=tournament.purse_key, user=user, count=people, now=now)
+        notify.changed(tournament)
+        if mate is not None:
+            invitation = PartnerInvitation.objects.create(tournament=tournament, inviter=user,
+                                                          invitee=mate, created_at=now)
+            events.send_after_commit(events.partner_invited, PartnerInvitation,
+                                     invitation_id=invitation.pk, tournament_id=tournament.pk,
+                                     inviter_id=user.pk, invitee_id=mate.pk)
+            return invitation
         team = None if find_partner else Team.objects.create(tournament=tournament,
                                                              created_at=now)
-        for person in people:
-            Entrant.objects.create(tournament=tournament, user=person, team=team,
-                                   wants_partner=find_partner, created_at=now,
-                                   paid_by=user if tournament.entry else None)
-        notify.changed(tournament)
+        Entrant.objects.create(tournament=tournament, user=user, team=team,
+                               wants_partner=find_partner, created_at=now,
+                               paid_by=user if tournament.entry else None)
         return team
+
+
+def _require_free(tournament: Tournament, user) -> None:
+    """``user`` is neither registered nor holding a place for a pair, nor invited by someone
+    (they answer that first). An invitation from someone they blocked holds nobody: it is
+    hidden from them, and it ends at the start."""
+    if Entrant.objects.filter(tournament=tournament, user=user).exists() \
+            or PartnerInvitation.objects.filter(tournament=tournament, inviter=user).exists():
+        raise ServiceError(_("You are registered already."), code="registered")
+    invited = (PartnerInvitation.objects.filter(tournament=tournament, invitee=user)
+               .exclude(inviter_id__in=blocked_ids(user.pk))
+               .select_related("inviter__profile").first())
+    if invited is not None:
+        raise ServiceError(_("%(name)s has invited you to play as a pair: accept or decline "
+                             "first.") % {"name": display_name(invited.inviter)},
+                           code="invited")
 
 
 def _partner(tournament: Tournament, user, name: str, find_partner: bool):
@@ -256,15 +299,84 @@ def _partner(tournament: Tournament, user, name: str, find_partner: bool):
     if table_hooks.refusal(mate) is not None:  # banned
         raise ServiceError(_("%(name)s cannot play in tournaments.") % {"name": name},
                            code="bad_partner")
-    if Entrant.objects.filter(tournament=tournament, user=mate).exists():
+    block = blocked_either_way(user.pk, mate.pk)
+    if block is not None and block.blocker_id == user.pk:
+        raise ServiceError(_("You blocked %(name)s: unblock them first.") % {"name": name},
+                           code="blocked")
+    if block is not None:
+        # Neutral on purpose, as the friends' refusal: nobody learns they were blocked.
+        raise ServiceError(_("You cannot name %(name)s as your partner.") % {"name": name},
+                           code="refused")
+    if Entrant.objects.filter(tournament=tournament, user=mate).exists() \
+            or PartnerInvitation.objects.filter(tournament=tournament, inviter=mate).exists():
         raise ServiceError(_("%(name)s is registered already.") % {"name": name},
                            code="partner_registered")
+    if PartnerInvitation.objects.filter(tournament=tournament, invitee=mate).exists():
+        raise ServiceError(_("%(name)s has an invitation to this tournament waiting already.")
+                           % {"name": name}, code="partner_invited")
     return mate
 
 
-def withdraw(*, user, tournament_id: int, now: datetime | None = None) -> None:
-    """Before the start, a person takes their team out (a pair goes together); every entry
-    goes back to whoever paid it."""
+def _open_invitation(user, invitation_id: int) -> tuple[Tournament, PartnerInvitation]:
+    """The invitation made to ``user``, and its tournament, locked (the tournament's row
+    first, as every registration takes it)."""
+    gone = ServiceError(_("That invitation is no longer open."), code="no_invitation")
+    tournament_id = PartnerInvitation.objects.filter(pk=invitation_id).values_list(
+        "tournament_id", flat=True).first()
+    if tournament_id is None:
+        raise gone
+    tournament = _locked(tournament_id)
+    invitation = (PartnerInvitation.objects.filter(pk=invitation_id, invitee=user)
+                  .select_related("inviter__profile").first())
+    if invitation is None:
+        raise gone
+    return tournament, invitation
+
+
+def accept_partner(*, user, invitation_id: int, now: datetime | None = None) -> Team:
+    """The partner says yes: the pair is registered (the inviter paid both entries)."""
+    now = now or timezone.now()
+    _check_person(user)
+    with transaction.atomic():
+        tournament, invitation = _open_invitation(user, invitation_id)
+        _require_registering(tournament, now)
+        if blocked_either_way(user.pk, invitation.inviter_id) is not None:
+            # A block made since the invitation: it cannot become a pair (and says nothing).
+            raise ServiceError(_("That invitation is no longer open."), code="no_invitation")
+        if Entrant.objects.filter(tournament=tournament, user=user).exists() or \
+                PartnerInvitation.objects.filter(tournament=tournament, inviter=user).exists():
+            raise ServiceError(_("You are registered already."), code="registered")
+        team = Team.objects.create(tournament=tournament, created_at=now)
+        for person in (invitation.inviter, user):
+            Entrant.objects.create(tournament=tournament, user=person, team=team,
+                                   created_at=now,
+                                   paid_by=invitation.inviter if tournament.entry else None)
+        invitation.delete()
+        notify.changed(tournament)
+        return team
+
+
+def decline_partner(*, user, invitation_id: int, now: datetime | None = None) -> None:
+    """The partner says no: the held place frees and both entries go back to the inviter."""
+    now = now or timezone.now()
+    _require_account(user)
+    with transaction.atomic():
+        tournament, invitation = _open_invitation(user, invitation_id)
+        _end_invitation(tournament, invitation, now=now)
+        notify.changed(tournament)
+
+
+def _end_invitation(tournament: Tournament, invitation: PartnerInvitation, *,
+                    now: datetime) -> None:
+    for _entry in range(2):
+        purses.refund_entry(key=tournament.purse_key, user_id=invitation.inviter_id, now=now)
+    invitation.delete()
+
+
+def withdraw(*, user, tournament_id: int,
+             now: datetime | None = None) -> PartnerInvitation | None:
+    """Before the start, a person takes their team out (a pair goes together), or takes back
+    the invitation they made (returned); every entry goes back to whoever paid it."""
     now = now or timezone.now()
     _require_account(user)
     with transaction.atomic():
@@ -272,7 +384,13 @@ def withdraw(*, user, tournament_id: int, now: datetime | None = None) -> None:
         _require_registering(tournament, now)
         mine = Entrant.objects.filter(tournament=tournament, user=user).first()
         if mine is None:
-            raise ServiceError(_("You are not registered."), code="not_registered")
+            invitation = PartnerInvitation.objects.filter(tournament=tournament,
+                                                          inviter=user).first()
+            if invitation is None:
+                raise ServiceError(_("You are not registered."), code="not_registered")
+            _end_invitation(tournament, invitation, now=now)
+            notify.changed(tournament)
+            return invitation
         going = [mine] if mine.team_id is None else list(mine.team.members.all())
         for entrant in going:
             if entrant.paid_by_id is not None:
@@ -283,6 +401,7 @@ def withdraw(*, user, tournament_id: int, now: datetime | None = None) -> None:
         if team_id is not None:
             Team.objects.filter(pk=team_id).delete()
         notify.changed(tournament)
+        return None
 
 
 def cancel(*, user, tournament_id: int, now: datetime | None = None) -> None:
@@ -304,6 +423,7 @@ def cancel(*, user, tournament_id: int, now: datetime | None = None) -> None:
 
 
 def _cancel(tournament: Tournament, *, reason: str, now: datetime) -> None:
+    PartnerInvitation.objects.filter(tournament=tournament).delete()  # refunded with the rest
     purses.refund_all(key=tournament.purse_key, now=now)
     tournament.state, tournament.finished_at = Tournament.State.CANCELLED, now
     tournament.ended_reason = reason
@@ -332,6 +452,9 @@ def start(*, tournament_id: int, now: datetime | None = None) -> Tournament:
         tournament = _locked(tournament_id)
         if tournament.state != Tournament.State.REGISTERING or tournament.starts_at > now:
             raise ServiceError(_("This tournament is not due to start."), code="not_due")
+        # A pair still waiting for the partner's yes is not registered: its hold ends.
+        for invitation in PartnerInvitation.objects.filter(tournament=tournament):
+            _end_invitation(tournament, invitation, now=now)
         ratings = _ratings(tournament)
         _pair_the_solos(tournament, ratings, now=now)
         teams = list(Team.objects.filter(tournament=tournament).prefetch_related("members"))

@@ -11,5 +11,9 @@ urlpatterns = [
     path("<int:tournament_id>/live/", views.live, name="live"),
     path("<int:tournament_id>/register/", views.register, name="register"),
     path("<int:tournament_id>/withdraw/", views.withdraw, name="withdraw"),
+    path("<int:tournament_id>/invitations/<int:invitation_id>/accept/", views.accept_partner,
+         name="accept_partner"),
+    path("<int:tournament_id>/invitations/<int:invitation_id>/decline/", views.decline_partner,
+         name="decline_partner"),
     path("<int:tournament_id>/cancel/", views.cancel, name="cancel"),
 ]

@@ -787,8 +787,13 @@ function render() {
   const paused = $("paused");
   paused.hidden = !state.table.paused || !closed.hidden;
   paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
-  // Taking or leaving a seat is only for a table that has not started.
+  // Taking or leaving a seat is only for a table that has not started; once the match is on,
+  // leaving asks first (#leave-match), and is gone once the person's seat is leaving.
   for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";
+  const leaveMatch = $("leave-match");
+  if (leaveMatch) {
+    leaveMatch.hidden = !(state.table.state === "playing" && me !== null && !state.seats[me].leaving);
+  }
   // The invitation panel is for gathering players: it folds away when the match starts.
   const share = document.querySelector("details.share");
   if (share && tableState === "waiting" && state.table.state !== "waiting") share.open = false;

@@ -2,13 +2,21 @@
 // is drawn by the server; when the tournament's socket (ws/tournament/<id>/) rings, the page
 // fetches that part again and swaps it in. A reconnect fetches it too (a ring may have been
 // missed meanwhile). Without a socket (signed out) the page reloads the part every 30 s.
+//
+// Rings come in bursts (people registering and withdrawing, a round's tables starting): the
+// part is fetched at most once every MIN_GAP_MS, and once more after a burst's last ring, so
+// the page shows every change without fetching once per change.
 const script = document.querySelector("script[data-live]");
 const box = document.getElementById("tournament-live");
+const FIRST_MS = 250;
+const MIN_GAP_MS = 2000;
 let delay = 500;
 let pending = null;
+let lastFetch = -Infinity;
 
 async function refresh() {
   pending = null;
+  lastFetch = Date.now();
   try {
     const response = await fetch(script.dataset.live, { credentials: "same-origin" });
     if (!response.ok) return;
@@ -27,7 +35,8 @@ async function refresh() {
 }
 
 function soon() {
-  if (pending === null) pending = setTimeout(refresh, 250);
+  if (pending !== null) return; // the fetch already planned reads this change too
+  pending = setTimeout(refresh, Math.max(FIRST_MS, lastFetch + MIN_GAP_MS - Date.now()));
 }
 
 function connect() {

@@ -11,6 +11,17 @@ from apps.tables.models import Connection
 NAMES = ("ana", "bea", "caio", "dani", "host")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_limits():
+    """Friend requests are limited per person in the cache, which tests share: each starts
+    with none counted."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 def make_people() -> dict:
     User = get_user_model()
     return {name: User.objects.create_user(username=name, password="pw-" + name * 2)

@@ -325,3 +325,31 @@ def test_the_name_search_says_how_each_stands(people):
     for letter in "bcdh":
         rows.update({r.name: r.relation for r in selectors.search(ana, letter.upper())})
     assert rows == {"caio": "asked", "dani": "asking", "host": "blocked"}
+
+
+# -- the rate limit ----------------------------------------------------------------------------
+
+LIMIT = 10  # services.REQUESTS_LIMIT, as docs/friends.md gives it
+
+
+def test_asking_and_withdrawing_over_and_over_is_limited(transactional_db, people):
+    """Each request is counted after its commit in the shared cache (a withdrawn one leaves no
+    row): the eleventh in ten minutes is refused, saying so, and changes nothing."""
+    from django.utils import translation
+
+    ana, bea, caio = people["ana"], people["bea"], people["caio"]
+    for _attempt in range(LIMIT + 2):  # refusals are not counted
+        with pytest.raises(ServiceError):
+            services.request_friend(user=ana, display_name="nobody")
+    for _cycle in range(LIMIT):
+        row = services.request_friend(user=ana, display_name="bea")
+        services.cancel_request(user=ana, request_id=row.pk)
+    before = world()
+    with translation.override("en"), pytest.raises(ServiceError) as err:
+        services.request_friend(user=ana, display_name="caio")
+    assert err.value.code == "rate_limited"
+    assert err.value.message == ("You can send 10 friend requests in 10 minutes: wait a few "
+                                 "minutes before the next.")
+    assert world() == before
+    services.request_friend(user=bea, display_name="caio")  # others are not held back
+    services.request_friend(user=caio, display_name="ana")  # and ana may still be asked

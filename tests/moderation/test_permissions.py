@@ -266,7 +266,8 @@ def test_staff_pages_by_role(role, people, table):
     report = mod.report(user=people["ana"], table_id=table.pk, reason="abuse",
                         message_id=msg.pk)
     client = _client(people, role)
-    pages = ["/staff/", f"/staff/tables/{table.pk}/", "/staff/reports/",
+    pages = ["/staff/", f"/staff/tables/{table.pk}/", f"/staff/tables/{table.pk}/record/",
+             "/staff/reports/",
              f"/staff/reports/{report.pk}/", f"/staff/users/{people['caio'].pk}/"]
     for url in pages:
         response = client.get(url)

@@ -47,3 +47,25 @@ def test_the_table_page_has_the_chat_box(people, table):
     client = client_for(people, "player")
     page = client.get(f"/t/{table.code}/").content.decode()
     assert 'id="chat-form"' in page and "js/chat.js" in page and 'id="chat-strings"' in page
+
+
+def test_staff_download_a_closed_tables_record_with_the_round_it_stopped(people, table):
+    """What happened at a table closed mid-round is in its record, for staff too (the right
+    to observe tables), as its players download it."""
+    import json
+
+    from apps.rules import harness
+    from apps.tables import services as tables
+
+    match = Table.objects.get(pk=table.pk).current_match
+    assert match is not None and match.rounds.filter(result__isnull=True).exists()
+    url = f"/staff/tables/{table.pk}/record/"
+    assert client_for(people, "player").get(url).status_code == 403
+    moderator = client_for(people, "moderator")
+    assert url not in moderator.get(f"/staff/tables/{table.pk}/").content.decode()
+    tables.close_by_staff(table_id=table.pk, reason="abuse")
+    assert url in moderator.get(f"/staff/tables/{table.pk}/").content.decode()
+    response = moderator.get(url)
+    assert response.status_code == 200 and "attachment" in response["Content-Disposition"]
+    data = json.loads(response.content)
+    assert harness.load(data).current is not None  # stopped mid-round, every move of it

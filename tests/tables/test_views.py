@@ -265,3 +265,70 @@ def test_table_page_shows_the_bots_think_time_and_the_options(client, people):
     for name in ("tile_size", "game_speed", "sounds", "arrange_tiles", "auto_play"):
         assert f'name="{name}"' in html, name
     assert 'data-sounds="/static/sounds/"' in html
+
+
+def test_a_player_can_leave_a_started_match_after_a_confirmation(client, people, full_table):
+    """The table page offers a seated person a way to leave the match once it is on (the
+    server takes it: a bot plays the hand out): a confirmation first, which says a bot takes
+    the seat and what it means for their fair-play record. The host keeps their seat."""
+    ana = people["ana"]
+    set_language(user=ana, language="en")
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    page = reverse("tables:table", args=[full_table.code])
+    client.force_login(ana)
+    html = client.get(page).content.decode()
+    offer = html[html.index('id="leave-match"'):html.index("</details>", html.index(
+        'id="leave-match"'))]
+    assert "hidden" not in offer.split(">")[0]
+    assert "a bot plays your hand" in offer and "fair-play record" in offer
+    assert f'action="{reverse("tables:leave", args=[full_table.code])}"' in offer
+    response = client.post(reverse("tables:leave", args=[full_table.code]), follow=True)
+    html = response.content.decode()
+    assert "You left the match: a bot plays your hand" in html
+    seat = full_table.seats.get(index=1)
+    assert seat.user == ana and seat.leaving  # the bot plays her hand to the round's end
+    offer = html[html.index('id="leave-match"'):]
+    assert "hidden" in offer.split(">")[0]  # asked once: not offered again
+    # The host keeps their seat (the table's rule): nothing is offered them.
+    set_language(user=people["host"], language="en")
+    client.force_login(people["host"])
+    assert 'id="leave-match"' not in client.get(page).content.decode()
+
+
+@pytest.mark.parametrize("closing", ["empty", "staff"])
+def test_a_table_closed_mid_round_keeps_that_round_in_its_record(client, people, full_table,
+                                                                   closing):
+    """Seed 001's rule closes a table nobody holds for two minutes, mid-round or not (staff
+    may close one too): the round it stopped is in the downloadable record, every move of it,
+    so the players can see what happened; the harness takes a record stopped mid-round."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.rules import harness
+
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    rng = random.Random(7)
+    while position(full_table)[0].current is not None:
+        play_random_move(full_table, rng)
+    services.next_round(user=people["host"], table_id=full_table.pk)
+    for _move in range(3):
+        play_random_move(full_table, rng)
+    stopped = full_table.current_match.rounds.get(number=1)
+    client.force_login(people["ana"])
+    url = reverse("tables:record", args=[full_table.code])
+    assert len(json.loads(client.get(url).content)["rounds"]) == 1  # open: finished only
+    if closing == "empty":
+        now = timezone.now()
+        Table.objects.filter(pk=full_table.pk).update(empty_since=now)
+        services.close_empty(table_id=full_table.pk, now=now + timedelta(minutes=3))
+    else:
+        services.close_by_staff(table_id=full_table.pk, reason="testing")
+    data = json.loads(client.get(url).content)
+    assert len(data["rounds"]) == 2
+    assert data["rounds"][1]["hands"] == stopped.hands
+    assert len(data["rounds"][1]["moves"]) == stopped.moves.count() >= 3
+    replay = harness.load(data)  # a record stopped mid-round
+    assert replay.current is not None and len(replay.current.history) >= 3
+    page = client.get(reverse("tables:table", args=[full_table.code])).content.decode()
+    assert url in page

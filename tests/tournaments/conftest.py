@@ -71,6 +71,17 @@ class Worker:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_limits():
+    """Registrations are limited per person in the cache, which tests share: each starts
+    with none counted."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def worker(monkeypatch) -> Worker:
     """What the tables tell a tournament is done by a worker (docs/architecture.md): here, by
     this one."""
@@ -93,6 +104,13 @@ def new_tournament(people, **options) -> Tournament:
               "target": 1, "entry": 0, "prize_split": [100]}
     fields.update(options)
     return services.create_tournament(user=people["root"], now=now, **fields)
+
+
+def register_pair(tournament: Tournament, user, partner) -> None:
+    """``user`` names ``partner``, who accepts: the pair is registered (``user`` paid both)."""
+    invitation = services.register(user=user, tournament_id=tournament.pk,
+                                   partner=partner.profile.display_name)
+    services.accept_partner(user=partner, invitation_id=invitation.pk)
 
 
 def start(tournament: Tournament) -> Tournament:

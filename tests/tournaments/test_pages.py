@@ -166,3 +166,26 @@ def test_the_pairs_form_suggests_the_usual_partner(people):
     assert 'name="partner" value="bea"' in html.replace("\n", " ")
     html = client_for(people["caio"]).get(f"/tournaments/{pairs.pk}/").content.decode()
     assert 'name="partner" value="bea"' not in html
+
+
+def test_a_guest_registering_is_sent_to_sign_up_and_comes_back_to_the_page(people):
+    """docs/tournaments.md: guests are sent to sign up (a visitor to sign in), then back to
+    the tournament's page, not to the address they posted to."""
+    from urllib.parse import urlencode
+
+    t = new_tournament(people)
+    page = f"/tournaments/{t.pk}/"
+    guest = people["ana"]
+    guest.profile.guest = True
+    guest.profile.save(update_fields=["guest"])
+    client = client_for(guest)
+    assert "/accounts/signup/?next=" in client.get(page).content.decode()
+    response = client.post(f"{page}register/")
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/signup/?{urlencode({'next': page})}"
+    signup = client.get(response["Location"]).content.decode()
+    assert "Sign up to play in tournaments." in signup
+    assert not Entrant.objects.exists()
+    response = Client().post(f"{page}register/")
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/login/?next={page}"

@@ -15,7 +15,7 @@ from apps.core.errors import ServiceError
 from apps.tournaments import services
 from apps.tournaments.models import Entrant, Team, Tournament
 
-from .conftest import new_tournament, start
+from .conftest import new_tournament, register_pair, start
 
 pytestmark = pytest.mark.usefixtures("books")
 
@@ -57,7 +57,7 @@ def test_registration_refusals(people):
     refused("no_such_player", services.register, user=ana, tournament_id=pairs.pk,
             partner="nobody")
     refused("no_partner", services.register, user=ana, tournament_id=pairs.pk)
-    services.register(user=bea, tournament_id=pairs.pk, partner="caio")
+    register_pair(pairs, bea, caio)
     refused("partner_registered", services.register, user=ana, tournament_id=pairs.pk,
             partner="caio")
     refused("registered", services.register, user=caio, tournament_id=pairs.pk,
@@ -91,14 +91,14 @@ def test_registration_closes_at_the_start_time(people):
 def test_withdrawing_gives_the_entries_back_to_who_paid_them(people):
     ana, bea = people["ana"], people["bea"]
     t = new_tournament(people, preset="partners", players=4, target=50, entry=100)
-    services.register(user=ana, tournament_id=t.pk, partner="bea")
+    register_pair(t, ana, bea)
     assert (coins(ana), coins(bea)) == (800, 1000)
     services.withdraw(user=bea, tournament_id=t.pk)  # the partner takes the pair out
     assert (coins(ana), coins(bea)) == (1000, 1000)
     assert not Entrant.objects.filter(tournament=t).exists()
     assert Purse.objects.get(key=t.purse_key).escrow == 0
     refused("not_registered", services.withdraw, user=ana, tournament_id=t.pk)
-    services.register(user=ana, tournament_id=t.pk, partner="bea")  # and again
+    register_pair(t, ana, bea)  # and again
     assert coins(ana) == 800
 
 

@@ -10,6 +10,7 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.utils import translation
 
 from apps.club import purses
 from apps.club.models import LeaguePoints, LedgerEntry, Purse, Rating, RatingChange, Wallet
@@ -25,6 +26,7 @@ from .conftest import (
     new_tournament,
     one_on_one,
     play_out,
+    register_pair,
     show_up,
     socket_of,
     start,
@@ -165,7 +167,7 @@ def test_people_alone_are_paired_at_the_start_and_an_odd_one_is_refunded(people)
     for name, shown in ratings.items():
         Rating.objects.create(user=people[name], kind=Rating.Kind.PAIRS, mu=25, sigma=8,
                               shown=shown)
-    services.register(user=people["fabio"], tournament_id=t.pk, partner="gil")
+    register_pair(t, people["fabio"], people["gil"])
     for name in ratings:  # eva registers last: the odd one out
         services.register(user=people[name], tournament_id=t.pk, find_partner=True)
     assert coins(people["fabio"]) == 800  # paid for gil too
@@ -246,7 +248,7 @@ def test_only_the_games_people_sit_at_its_table(people):
     _, game = one_on_one(people)
     tables.leave_table(user=bea, table_id=game.table_id)  # before the match: only a free seat
     assert not Game.objects.get(pk=game.pk).decided
-    with pytest.raises(services.ServiceError) as err:
+    with translation.override("en"), pytest.raises(services.ServiceError) as err:
         tables.join_table(user=people["caio"], table_id=game.table_id)
     assert err.value.code == "refused" and "tournament" in str(err.value.message)
     tables.join_table(user=bea, table_id=game.table_id)  # back in her seat
