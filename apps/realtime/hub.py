@@ -3,7 +3,9 @@
 - **Snapshots.** A doorbell carries a version; the first socket of the process that needs that
   version reads the table's snapshot from Redis, the others wait for the same read, and all
   compose their frames from it (``apps.tables.state.compose``). Only when Redis does not have
-  the version does one of them build it from the database (and store it).
+  the version does one of them build it from the database (and store it). A doorbell's version
+  is a hint the database may contradict (a crossed site, a database restored behind Redis):
+  when the database has not got it, its state is the one sent.
 - **Database calls** run on a pool of threads (``REALTIME_DB_THREADS``), not on the single
   thread ``database_sync_to_async`` uses by default: one socket's connect or move no longer
   waits behind every other socket's.
@@ -44,6 +46,7 @@ import uuid
 import weakref
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from channels.db import DatabaseSyncToAsync
 from django.conf import settings
@@ -152,6 +155,20 @@ def _in_thread(fn, args: tuple, kwargs: dict):
         close_old_connections()
 
 
+#: Reads of a table's snapshot that one wait for a version may take (a read that began before
+#: the version was rung is followed by another) before the database's state is taken as it is.
+SNAPSHOT_TRIES = 3
+
+
+@dataclass(frozen=True)
+class Flight:
+    """One read of a table's snapshot that every socket of the process needing it awaits,
+    begun for a doorbell of version ``at_least``."""
+
+    task: asyncio.Task
+    at_least: int
+
+
 def heartbeat_seconds() -> float:
     return settings.PRESENCE_HEARTBEAT_SECONDS or HEARTBEAT.total_seconds()
 
@@ -163,7 +180,9 @@ class Hub:
         #: is written: the heartbeat must never end a socket that is still opening.
         self.channels: set[str] = set()
         self.snaps: dict[int, dict] = {}
-        self.flights: dict[tuple[int, str], asyncio.Future] = {}
+        self.flights: dict[tuple[int, str], Flight] = {}
+        #: Tables whose doorbells announced a version their database never reached (said once).
+        self.warned: set[int] = set()
         self.boot = uuid.uuid4().hex
         self.name: str | None = None
         self._registered = False
@@ -207,6 +226,7 @@ class Hub:
             if not at_table:
                 del self.sockets[consumer.table_id]
                 self.snaps.pop(consumer.table_id, None)
+                self.warned.discard(consumer.table_id)
         self.release(consumer.channel_name)
 
     async def _heartbeat(self) -> None:
@@ -255,40 +275,80 @@ class Hub:
             self.snaps[table_id] = snap
 
     async def snapshot(self, table_id: int, code: str, at_least: int = -1) -> dict | None:
-        """The table's snapshot at version ``at_least`` or newer."""
-        known = self.snaps.get(table_id)
-        if known is not None and known["table"]["code"] == code and known["version"] >= at_least:
-            return known
-        if at_least >= 0:
-            # A version this process may have stored itself (a move applied on one of its
-            # database threads, whose doorbell came round before the move's answer).
-            mine = snapshots.remembered(table_id, code, at_least)
-            if mine is not None:
-                self.offer(table_id, mine)
-                return mine
-        flight = self.flights.get((table_id, code))
-        if flight is None:
-            flight = asyncio.get_running_loop().create_task(self._fetch(table_id, code, at_least))
-            self.flights[(table_id, code)] = flight
-            flight.add_done_callback(lambda _f: self.flights.pop((table_id, code), None))
-        snap = await asyncio.shield(flight)
-        if snap is not None and snap["version"] < at_least:
-            return await self.snapshot(table_id, code, at_least)  # a newer change came in
+        """The table's snapshot at version ``at_least`` or newer, or the database's when the
+        database does not have that version (the doorbell that asked for it is then wrong).
+
+        A doorbell is a hint: another site sharing the Redis and its key prefix rings its own
+        ``table.N``, and a database restored or failed over behind Redis never reaches versions
+        Redis announced. Asking again until the version comes would wait for ever (it recursed
+        until Python's limit, leaving a read pending that every later state waited on): a read
+        that the database itself answered, and at most :data:`SNAPSHOT_TRIES` reads in all,
+        settle it."""
+        snap = None
+        for _attempt in range(SNAPSHOT_TRIES):
+            known = self.snaps.get(table_id)
+            if known is not None and known["table"]["code"] == code \
+                    and known["version"] >= at_least:
+                return known
+            if at_least >= 0:
+                # A version this process may have stored itself (a move applied on one of its
+                # database threads, whose doorbell came round before the move's answer).
+                mine = snapshots.remembered(table_id, code, at_least)
+                if mine is not None:
+                    self.offer(table_id, mine)
+                    return mine
+            flight = self.flights.get((table_id, code))
+            if flight is None:
+                flight = self._fly(table_id, code, at_least)
+            snap, built = await asyncio.shield(flight.task)
+            if snap is None or snap["version"] >= at_least:
+                return snap
+            if built and flight.at_least >= at_least:
+                # Read from the database after the version was announced (a flight starts only
+                # once its doorbell came, and a version is rung only after its commit).
+                break
+            # Else the read began before this version was rung: read again.
+        self._behind(table_id, at_least, snap)
         return snap
 
-    async def _fetch(self, table_id: int, code: str, at_least: int) -> dict | None:
-        snap = None
+    def _fly(self, table_id: int, code: str, at_least: int) -> Flight:
+        flight = Flight(asyncio.get_running_loop().create_task(
+            self._fetch(table_id, code, at_least)), at_least)
+        self.flights[(table_id, code)] = flight
+        flight.task.add_done_callback(lambda _t: self._landed(table_id, code, flight))
+        return flight
+
+    def _landed(self, table_id: int, code: str, flight: Flight) -> None:
+        if self.flights.get((table_id, code)) is flight:
+            del self.flights[(table_id, code)]
+
+    def _behind(self, table_id: int, announced: int, snap: dict | None) -> None:
+        """The database has not got a version a doorbell announced: its state stands. Said
+        once per table while this process holds sockets there (a site crossing this one's
+        doorbells would say it at every move)."""
+        if table_id in self.warned:
+            return
+        self.warned.add(table_id)
+        log.warning("table %s: a doorbell announced v%s but the database has v%s; the "
+                    "database's state is sent (another site on this Redis with the same "
+                    "REDIS_KEY_PREFIX, or a database restored behind Redis?)", table_id,
+                    announced, None if snap is None else snap["version"])
+
+    async def _fetch(self, table_id: int, code: str, at_least: int) -> tuple[dict | None, bool]:
+        """The snapshot from Redis, or built from the database when Redis has none as new as
+        ``at_least``; and whether it was built."""
+        snap, built = None, False
         try:
             raw = await self._client().hget(snapshots.key(table_id, code), "d")
             snap = None if raw is None else wire.loads(raw)
         except Exception:
             log.warning("could not read the snapshot of table %s", table_id, exc_info=True)
         if snap is None or snap["version"] < at_least:
-            snap = await db(_build_and_store, table_id)
+            snap, built = await db(_build_and_store, table_id), True
         if snap is not None and snap["table"]["code"] == code:
             self.offer(table_id, snap)
-            return snap
-        return None
+            return snap, built
+        return None, built
 
     def _client(self):
         if self._redis is None:
