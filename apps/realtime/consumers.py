@@ -316,10 +316,12 @@ class TableSocket(SafeConsumer):
                 await self.channel_layer.group_discard(group, self.channel_name)
 
     async def send_state(self, *, at_least: int = -1, force: bool = False,
-                         since: int | None = None, snap: dict | None = None) -> None:
+                         since: int | None = None, snap: dict | None = None,
+                         rewound: bool = False) -> None:
         """Send this person's state at version ``at_least`` or newer, with every event since
         the version this socket last had (or ``since``); never an older version than one
-        already sent, unless ``force`` (an answer to sync)."""
+        already sent, unless ``force`` (an answer to sync) or ``rewound`` (the database is
+        behind what was sent: its state, which the page takes whatever its version)."""
         async with self.lock:
             if getattr(self, "closing", False):
                 return
@@ -328,17 +330,22 @@ class TableSocket(SafeConsumer):
             if snap is None:
                 return
             version = snap["version"]
-            if version <= self.sent_version and not force:
+            rewinding = rewound and version < self.sent_version
+            if version <= self.sent_version and not (force or rewinding):
                 return
             viewer = Viewer(self.user.pk, self.language, self.observer)
             state = compose(snap, viewer)
             if watching_closed(state):
                 await self.close_watcher()
                 return
-            base = self.sent_version if since is None else min(since, self.sent_version)
-            await self.send_json({"type": "state", "version": version, "state": state,
-                                  "events": events_since(snap, base)})
-            self.sent_version = max(self.sent_version, version)
+            frame = {"type": "state", "version": version, "state": state}
+            if rewinding:  # the events since the page's version never happened
+                frame.update(events=[], rewound=True)
+            else:
+                base = self.sent_version if since is None else min(since, self.sent_version)
+                frame["events"] = events_since(snap, base)
+            await self.send_json(frame)
+            self.sent_version = version if rewinding else max(self.sent_version, version)
 
     async def close_watcher(self) -> None:
         """The host turned watching off: this watcher's socket closes, saying why."""

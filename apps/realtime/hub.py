@@ -13,7 +13,8 @@
   :class:`~apps.tables.models.WebNode` lease every few seconds. That one call also ends the
   presence of sockets that died without closing, says which open sockets lost theirs (the
   process stalled past its lease), and returns the version of every table the process holds
-  sockets at: a socket behind it (its doorbell was lost) is brought up to date. A process that
+  sockets at: a socket behind it (its doorbell was lost) is brought up to date, and sockets
+  ahead of it (the database lost versions Redis kept) get the database's state. A process that
   dies stops renewing; beat's sweep then ends the presence of all its sockets.
 
 What here assumes ongoing activity, and why a quiet spell longer than any expiry cannot hurt
@@ -53,8 +54,8 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
 from apps.core import snapshots, wire
+from apps.tables.selectors import rebuilt_snapshot
 from apps.tables.services import HEARTBEAT, Lease, register_node, renew_lease
-from apps.tables.state import build_latest
 from config.env import redis_client_options, redis_urls
 
 log = logging.getLogger(__name__)
@@ -246,6 +247,9 @@ class Hub:
             return  # no socket got as far as the lease yet
         consumers = [c for group in self.sockets.values() for c in group]
         present = [c.channel_name for c in consumers if c.presence]
+        # Taken before the database is read: every version sent or kept here was committed
+        # before it was, so the database's can only be behind it if it lost that version.
+        had = self._versions_held()
         renewal = await db(renew_lease, Lease(self.boot, self.name),
                            channels=list(self.channels), present=present,
                            table_ids=list(self.sockets))
@@ -259,9 +263,45 @@ class Hub:
                 if consumer.channel_name in missing:
                     loop.create_task(consumer.reconnect_presence())
         for table_id, version in renewal.versions.items():
+            if had.get(table_id, -1) > version:
+                loop.create_task(self.rewind(table_id))
+                continue
             for consumer in list(self.sockets.get(table_id, ())):
                 if consumer.sent_version < version:
                     loop.create_task(consumer.catch_up(version))
+
+    def _versions_held(self) -> dict[int, int]:
+        """The highest version of each table this process sent to a socket or keeps."""
+        held = {table_id: max((c.sent_version for c in group), default=-1)
+                for table_id, group in self.sockets.items()}
+        for table_id, snap in self.snaps.items():
+            held[table_id] = max(held.get(table_id, -1), snap["version"])
+        return held
+
+    async def rewind(self, table_id: int) -> None:
+        """The database is behind versions this process sent (a failover or a restore lost
+        them while Redis kept them): its state is the truth. Redis's snapshot is replaced, and
+        every socket at the table gets the database's state, marked ``rewound`` so that the
+        page takes a version lower than the one it shows; the table's next versions then
+        reach the sockets as ever."""
+        try:
+            snap = await db(rebuilt_snapshot, table_id)
+        except Exception:
+            log.warning("could not read table %s from the database", table_id, exc_info=True)
+            return
+        if snap is None or table_id not in self.sockets:
+            return
+        version = snap["version"]
+        group = [c for c in self.sockets[table_id] if c.code == snap["table"]["code"]]
+        if self._versions_held().get(table_id, -1) <= version:
+            return  # nothing sent from here is ahead of it any more (rewound already)
+        log.warning("table %s: the database is at v%s, behind v%s sent from here; its state "
+                    "is sent again (a failover or restore lost the versions after it?)",
+                    table_id, version, self._versions_held()[table_id])
+        self.snaps[table_id] = snap
+        for consumer in group:
+            with contextlib.suppress(Exception):
+                await consumer.send_state(snap=snap, rewound=True)
 
     # -- snapshots -----------------------------------------------------------------------------
 
@@ -344,7 +384,7 @@ class Hub:
         except Exception:
             log.warning("could not read the snapshot of table %s", table_id, exc_info=True)
         if snap is None or snap["version"] < at_least:
-            snap, built = await db(_build_and_store, table_id), True
+            snap, built = await db(rebuilt_snapshot, table_id), True
         if snap is not None and snap["table"]["code"] == code:
             self.offer(table_id, snap)
             return snap, built
@@ -373,11 +413,6 @@ class Hub:
         return -1
 
 
-def _build_and_store(table_id: int) -> dict | None:
-    snap = build_latest(table_id)
-    if snap is not None:
-        snapshots.store(table_id, snap)
-    return snap
 
 
 def _node_name(scope: dict) -> str:

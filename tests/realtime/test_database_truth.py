@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 
 import pytest
 
-from apps.core import doorbell
+from apps.core import doorbell, snapshots
+from apps.tables import selectors
+from apps.tables.models import Table
 from tests.socket_client import Socket, db
 
 from .test_idle_site import _mover_message
 from .test_table_socket import open_seats, seat_table, seated, version_of
+from .test_versions import random_move
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -84,3 +88,66 @@ async def test_a_doorbell_for_a_version_the_database_never_reaches_does_not_stop
     assert not [f for s in sockets for f in s.frames if f["type"] == "error"]
     for sock in sockets:
         await sock.close()
+
+
+def _lost_versions_in_redis(table_id: int, lost: int) -> dict:
+    """What a failover or a restore leaves: the database at its version, Redis holding the
+    snapshot of a version ``lost`` versions later, which the database never reached. Stored
+    from this process, as a web process that applied those moves itself would have."""
+    snap = selectors.current_snapshot(table_id)
+    ahead = dict(snap, version=snap["version"] + lost)
+    assert snapshots.store(table_id, ahead)
+    return ahead
+
+
+def _held(table_id: int) -> int | None:
+    table = Table.objects.get(pk=table_id)
+    held = snapshots.client().hget(snapshots.key(table.pk, table.code), "v")
+    return None if held is None else int(held)
+
+
+def test_a_page_shows_the_databases_state_not_a_newer_one_redis_kept(people):
+    table = seat_table(people)
+    _lost_versions_in_redis(table.pk, 20)
+    state = selectors.table_state(table_id=table.pk, user=people["ana"])
+    assert state["version"] == table.version
+    assert _held(table.pk) == table.version  # and Redis holds the database's again
+
+
+async def test_versions_redis_kept_that_the_database_lost_give_way_to_the_database(
+        people, settings, warnings):
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.3
+    table = await db(seat_table)(people)
+    sockets = await open_seats(table, await db(seated)(table))
+    for sock in sockets:
+        await sock.quiet()
+    start = await db(version_of)(table.pk)
+    # Before the failover the pages were sent versions the database then lost.
+    await db(_lost_versions_in_redis)(table.pk, 20)
+    await db(doorbell.table_changed)(table.pk, start + 20)
+    for sock in sockets:
+        await sock.state(min_version=start + 20)
+    # Within a few heartbeats every page gets the database's state, which it takes although
+    # its number is lower, and Redis holds it again.
+    for sock in sockets:
+        frame = await sock.until(lambda m: m["type"] == "state" and m.get("rewound"),
+                                 timeout=5)
+        assert frame["version"] == start and frame["events"] == []
+    assert await db(_held)(table.pk) == start
+    assert warnings.saying("behind")
+    # The table's next versions, numbered below the lost ones, reach every page.
+    assert await _move_reaches_everyone(sockets, start) == start + 1
+    assert await _move_reaches_everyone(sockets, start + 1) == start + 2
+    assert await db(_held)(table.pk) == start + 2
+    assert not [f for s in sockets for f in s.frames if f["type"] == "error"]
+    for sock in sockets:
+        await sock.close()
+
+
+def test_a_move_whose_snapshot_redis_refused_for_a_lost_version_replaces_it(people):
+    """No socket needed: the move's own store, refused because Redis holds a version the
+    database never reached, puts the database's in its place."""
+    table = seat_table(people)
+    _lost_versions_in_redis(table.pk, 20)
+    random_move(table.pk, random.Random(3))
+    assert _held(table.pk) == table.version + 1
