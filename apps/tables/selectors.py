@@ -118,12 +118,21 @@ def may_watch(*, table_id: int, user, known_ids=()) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         return False
+    if table.practice:
+        return is_practising_at(table, user)
     if table.public or table.pk in set(known_ids or ()):
         return True
     if user is None or not user.is_authenticated:
         return False
     return (table.host_id == user.pk or table.seats.filter(user=user).exists()
             or Invitation.objects.filter(table=table, invitee=user).exists())
+
+
+def is_practising_at(table: Table, user) -> bool:
+    """Whether ``user`` is the person of this practice table: it is theirs alone (nobody
+    watches it, whoever has its link)."""
+    return (user is not None and user.is_authenticated
+            and (table.host_id == user.pk or table.seats.filter(user=user).exists()))
 
 
 def watching_refused(*, table_id: int, user) -> bool:
