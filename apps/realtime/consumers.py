@@ -41,7 +41,6 @@ from apps.core.protocol import (
 )
 from apps.moderation import quick_chat
 from apps.moderation import services as moderation
-from apps.moderation.selectors import is_banned
 from apps.tables import services
 from apps.tables.state import Viewer, compose, events_since
 
@@ -529,43 +528,6 @@ def _position(msg: dict) -> tuple[int, int]:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10_000:
             raise Refusal("malformed", _("A move says which round and move number it is for."))
     return round_number, ply
-
-
-class MeConsumer(SafeConsumer):
-    """``ws/me/``: the home page's live notices (invitations) for the signed-in person.
-
-    It listens to the person's group only and accepts nothing but ``ping``.
-    """
-
-    handlers = {"ping": "on_ping"}
-
-    async def connect(self) -> None:
-        self.user = self.scope.get("user")
-        self.joined = False
-        await self.accept()
-        if self.user is None or not self.user.is_authenticated:
-            await self.close(code=SIGNED_OUT_CLOSE_CODE)
-            return
-        # A banned person's session outlives the ban until their next page load (the ban
-        # middleware signs them out there), so the socket checks for itself.
-        if await db(is_banned, self.user):
-            await self.close(code=BANNED_CLOSE_CODE)
-            return
-        await join_group(self.channel_layer, user_group(self.user.pk), self.channel_name)
-        self.joined = True
-
-    async def cleanup(self) -> None:
-        if self.joined:
-            self.joined = False
-            with contextlib.suppress(Exception):
-                await self.channel_layer.group_discard(user_group(self.user.pk),
-                                                       self.channel_name)
-
-    async def user_notified(self, event: dict) -> None:
-        await self.send_json({"type": "notice", "event": event["event"]})
-
-    async def user_banned(self, event: dict) -> None:
-        await self.close(code=BANNED_CLOSE_CODE)
 
 
 class NoRouteConsumer(SafeConsumer):
