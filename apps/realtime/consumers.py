@@ -42,6 +42,7 @@ from apps.core.protocol import (
 from apps.moderation import quick_chat
 from apps.moderation import services as moderation
 from apps.tables import services
+from apps.tables.hooks import hidden_from
 from apps.tables.state import Viewer, compose, events_since
 
 from .hub import db, hub
@@ -289,10 +290,24 @@ class SafeConsumer(AsyncWebsocketConsumer):
         return await db(run)
 
 
+def _blocks_may_have_changed(events: list[dict] | None, version: int, sent: int) -> bool:
+    """Whether the person may have blocked or unblocked someone since the state this socket
+    last sent (a ``chat_view`` event, or a jump the table's log does not reach back over):
+    their blocks are read again before the next state is composed."""
+    if sent < 0:
+        return False  # the first state: read as the socket opened
+    if events is None or (version > sent and not events):
+        return True
+    return any(event.get("kind") == "chat_view" for event in events)
+
+
 class TableSocket(SafeConsumer):
     """What the table socket and the staff observer share: a table's states, kept current."""
 
     observer = False
+    #: Whose chat lines this person does not want to see: their blocks, applied to the chat
+    #: whether they sit or watch (staff observers see every line).
+    hidden: frozenset[int] = frozenset()
     #: Whether this socket holds its person's presence at the table (a Connection row).
     presence = False
 
@@ -332,17 +347,22 @@ class TableSocket(SafeConsumer):
             rewinding = rewound and version < self.sent_version
             if version <= self.sent_version and not (force or rewinding):
                 return
-            viewer = Viewer(self.user.pk, self.language, self.observer)
+            events = None  # rewinding: the events since the page's version never happened
+            if not rewinding:
+                base = self.sent_version if since is None else min(since, self.sent_version)
+                events = events_since(snap, base)
+            if not self.observer and _blocks_may_have_changed(events, version,
+                                                              self.sent_version):
+                self.hidden = frozenset(await db(hidden_from, self.user.pk))
+            viewer = Viewer(self.user.pk, self.language, self.observer, self.hidden)
             state = compose(snap, viewer)
             if watching_closed(state):
                 await self.close_watcher()
                 return
-            frame = {"type": "state", "version": version, "state": state}
-            if rewinding:  # the events since the page's version never happened
-                frame.update(events=[], rewound=True)
-            else:
-                base = self.sent_version if since is None else min(since, self.sent_version)
-                frame["events"] = events_since(snap, base)
+            frame = {"type": "state", "version": version, "state": state,
+                     "events": events or []}
+            if rewinding:
+                frame["rewound"] = True
             await self.send_json(frame)
             self.sent_version = version if rewinding else max(self.sent_version, version)
 
@@ -425,6 +445,7 @@ class TableConsumer(TableSocket):
         opened = await db(services.open_socket, user=user, table_id=self.table_id,
                           channel_name=self.channel_name, lease=lease, known_ids=known)
         self.language = opened.language
+        self.hidden = opened.hidden
         return opened
 
     async def reconnect_presence(self) -> None:

@@ -29,7 +29,8 @@ def table_state(*, table_id: int, user, observer: bool = False) -> dict:
     snap = current_snapshot(table_id)
     language = translation.get_language() or settings.LANGUAGE_CODE
     user_id = user.pk if user is not None and user.is_authenticated else None
-    return state.compose(snap, state.Viewer(user_id, language, observer))
+    hidden = frozenset(hooks.hidden_from(user_id)) if user_id and not observer else frozenset()
+    return state.compose(snap, state.Viewer(user_id, language, observer, hidden))
 
 
 def current_snapshot(table_id: int) -> dict:
