@@ -27,6 +27,7 @@ from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from apps.accounts.selectors import profile_language
 from apps.core import wire
 from apps.core.doorbell import table_group, user_group
 from apps.core.errors import ServiceError
@@ -41,6 +42,7 @@ from apps.core.protocol import (
 )
 from apps.moderation import quick_chat
 from apps.moderation import services as moderation
+from apps.moderation.selectors import is_banned
 from apps.tables import services
 from apps.tables.hooks import hidden_from
 from apps.tables.state import Viewer, compose, events_since
@@ -135,6 +137,14 @@ def scope_language(scope: dict) -> str:
     request = SimpleNamespace(COOKIES=cookies, META={
         "HTTP_ACCEPT_LANGUAGE": headers.get(b"accept-language", b"").decode("latin-1")})
     return translation.get_language_from_request(request)
+
+
+def standing_of(user) -> tuple[bool, str | None]:
+    """What a socket that is not at a table asks as it opens: whether its person is banned (a
+    banned person's session outlives the ban until their next page load, where the ban
+    middleware signs them out, so the socket checks for itself), and the language of their
+    profile, which its answers are in (as the table socket's)."""
+    return is_banned(user), profile_language(user)
 
 
 def watching_closed(state: dict) -> bool:

@@ -7,9 +7,8 @@ import contextlib
 
 from apps.core.doorbell import user_group
 from apps.core.protocol import BANNED_CLOSE_CODE, SIGNED_OUT_CLOSE_CODE
-from apps.moderation.selectors import is_banned
 
-from .consumers import SafeConsumer, join_group
+from .consumers import SafeConsumer, join_group, scope_language, standing_of
 from .hub import db
 
 
@@ -28,9 +27,9 @@ class MeConsumer(SafeConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=SIGNED_OUT_CLOSE_CODE)
             return
-        # A banned person's session outlives the ban until their next page load (the ban
-        # middleware signs them out there), so the socket checks for itself.
-        if await db(is_banned, self.user):
+        banned, language = await db(standing_of, self.user)
+        self.language = language or scope_language(self.scope)
+        if banned:
             await self.close(code=BANNED_CLOSE_CODE)
             return
         await join_group(self.channel_layer, user_group(self.user.pk), self.channel_name)
