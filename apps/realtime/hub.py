@@ -16,6 +16,8 @@
   sockets at: a socket behind it (its doorbell was lost) is brought up to date, and sockets
   ahead of it (the database lost versions Redis kept) get the database's state. A process that
   dies stops renewing; beat's sweep then ends the presence of all its sockets.
+- **Pages that follow a mark** (a tournament's page, :meth:`Hub.follow`): the same beat reads
+  what each shows once for all its sockets, and a page told an older mark is told again.
 
 What here assumes ongoing activity, and why a quiet spell longer than any expiry cannot hurt
 it (tests/realtime/test_idle_site.py opens a socket after such a spell):
@@ -184,6 +186,10 @@ class Hub:
         self.flights: dict[tuple[int, str], Flight] = {}
         #: Tables whose doorbells announced a version their database never reached (said once).
         self.warned: set[int] = set()
+        #: Sockets of pages that follow a mark (:meth:`follow`), by what they follow.
+        self.followers: dict[object, set] = defaultdict(set)
+        self.mark_flights: dict[object, tuple[int, asyncio.Task]] = {}
+        self.mark_reads = 0
         self.boot = uuid.uuid4().hex
         self.name: str | None = None
         self._registered = False
@@ -207,12 +213,18 @@ class Hub:
 
     def claim(self, channel_name: str) -> None:
         self.channels.add(channel_name)
-        if self._beat is None or self._beat.done():
-            self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
+        self._keep_beating()
 
     def release(self, channel_name: str) -> None:
         self.channels.discard(channel_name)
-        if not self.channels and self._beat is not None:
+        self._rest_when_idle()
+
+    def _keep_beating(self) -> None:
+        if self._beat is None or self._beat.done():
+            self._beat = asyncio.get_running_loop().create_task(self._heartbeat())
+
+    def _rest_when_idle(self) -> None:
+        if not self.channels and not self.followers and self._beat is not None:
             self._beat.cancel()
             self._beat = None
 
@@ -233,12 +245,14 @@ class Hub:
     async def _heartbeat(self) -> None:
         while True:
             await asyncio.sleep(heartbeat_seconds())
-            try:
-                await self.renew()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the database or Redis is away: try again next beat
-                log.warning("presence heartbeat failed", exc_info=True)
+            for step, what in ((self.renew, "presence heartbeat"),
+                               (self.check_marks, "pages' catch-up")):
+                try:
+                    await step()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # the database or Redis is away: try again next beat
+                    log.warning("%s failed", what, exc_info=True)
 
     async def renew(self) -> None:
         """One beat: renew the lease, give back the presence the sweep took from sockets that
@@ -302,6 +316,51 @@ class Hub:
         for consumer in group:
             with contextlib.suppress(Exception):
                 await consumer.send_state(snap=snap, rewound=True)
+
+    # -- pages that follow a mark (a tournament's) ---------------------------------------------
+
+    def follow(self, consumer) -> None:
+        """A socket whose page shows what ``consumer.read_mark(consumer.follows)`` sums up (a
+        tournament page: its version, its live tables' states and scores). The page is rung
+        when that changes, and a ring can be lost (Redis restarting under the subscription,
+        the layer dropping it): every beat reads each mark once for all the process's sockets
+        on it, and a socket whose page was told an older one tells it again
+        (``consumer.heard``), as the table sockets are caught up."""
+        self.followers[consumer.follows].add(consumer)
+        self._keep_beating()
+
+    def unfollow(self, consumer) -> None:
+        group = self.followers.get(consumer.follows)
+        if group is not None:
+            group.discard(consumer)
+            if not group:
+                del self.followers[consumer.follows]
+        self._rest_when_idle()
+
+    async def mark(self, key, read) -> tuple[int, object]:
+        """``read(key)`` on a database thread, once for every socket asking meanwhile; with the
+        number of the read (later reads, higher numbers), so that a socket keeps the newest."""
+        flight = self.mark_flights.get(key)
+        if flight is None:
+            self.mark_reads += 1
+            task = asyncio.get_running_loop().create_task(db(read, key))
+            flight = self.mark_flights[key] = (self.mark_reads, task)
+            task.add_done_callback(lambda _t: self._mark_read(key, flight))
+        number, task = flight
+        return number, await asyncio.shield(task)
+
+    def _mark_read(self, key, flight: tuple[int, asyncio.Task]) -> None:
+        if self.mark_flights.get(key) is flight:
+            del self.mark_flights[key]
+
+    async def check_marks(self) -> None:
+        loop = asyncio.get_running_loop()
+        for key, group in list(self.followers.items()):
+            if not group:
+                continue
+            number, mark = await self.mark(key, next(iter(group)).read_mark)
+            for consumer in list(group):
+                loop.create_task(consumer.heard(number, mark))
 
     # -- snapshots -----------------------------------------------------------------------------
 

@@ -61,3 +61,52 @@ async def test_the_persons_notices_are_not_the_tournament_pages(live_people):
     await sock.send({"type": "ping"})
     assert await sock.recv() == {"type": "pong"}
     await sock.close()
+
+
+async def test_a_ring_lost_while_the_subscription_was_down_is_caught_up(live_people, settings):
+    """The page's socket stops hearing its group (as across a Redis restart): the next change
+    reaches the page at the web process's next beat anyway, and a ring heard is told once."""
+    from channels.layers import get_channel_layer
+
+    from apps.realtime.hub import hub
+    from apps.tournaments.notify import group
+
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.3
+    t = await db(new_tournament)(live_people)
+    sock = Socket(f"/ws/tournament/{t.pk}/", live_people["ana"])
+    assert await sock.connect()
+    assert await sock.recv() == {"type": "changed"}
+    assert await sock.quiet(1.0) == []  # beats come and go: nothing changed, nothing said
+    layer = get_channel_layer()
+    channel, = layer.groups[layer._get_group_channel_name(group(t.pk))]
+    await layer.group_discard(group(t.pk), channel)
+    await db(services.register)(user=live_people["ana"], tournament_id=t.pk)
+    assert await sock.recv(timeout=3) == {"type": "changed"}
+    assert await sock.quiet(1.0) == []
+
+    await layer.group_add(group(t.pk), channel)  # subscribed again
+    await db(services.register)(user=live_people["bea"], tournament_id=t.pk)
+    assert await sock.recv(timeout=3) == {"type": "changed"}
+    assert await sock.quiet(1.0) == []  # the beat knows the page read it already
+    await sock.close()
+    assert t.pk not in hub().followers
+
+
+def test_what_the_page_shows_without_a_version_changes_its_mark(people):
+    """A match starting or a round ending at a live table rings without bumping the
+    tournament's version: the beat's mark sees those too."""
+    from apps.realtime.tournament import live_mark
+    from apps.tables.models import Match, Table
+
+    from .conftest import one_on_one, show_up
+
+    t, game = one_on_one(people)
+    waiting = live_mark(t.pk)
+    show_up(game)
+    assert Table.objects.get(pk=game.table_id).state == Table.State.PLAYING
+    started = live_mark(t.pk)
+    assert started != waiting
+    Match.objects.filter(table_id=game.table_id).update(scores=[7, 0])  # a round's end
+    scored = live_mark(t.pk)
+    assert scored != started and scored[0] == started[0]  # the same tournament version
+    assert live_mark(10**9) is None
