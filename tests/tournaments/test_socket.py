@@ -110,3 +110,56 @@ def test_what_the_page_shows_without_a_version_changes_its_mark(people):
     scored = live_mark(t.pk)
     assert scored != started and scored[0] == started[0]  # the same tournament version
     assert live_mark(10**9) is None
+
+
+def changes(page, count: int, within: float = 10) -> None:
+    """Wait until the page's socket has said ``changed`` ``count`` times in all."""
+    import time
+
+    deadline = time.monotonic() + within
+    while sum(f.get("type") == "changed" for f in page.frames) < count:
+        assert time.monotonic() < deadline, page.frames
+        time.sleep(0.1)
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_a_page_open_through_a_redis_restart_hears_what_changed_meanwhile(live_people, tmp_path,
+                                                                         settings):
+    """Daphne on PostgreSQL and a redis-server of its own, the page's socket open: Redis is
+    killed, the tournament changes while it is down (the ring goes nowhere), Redis comes back
+    empty. The page hears "changed" within a few seconds, without reconnecting."""
+    from apps.core import doorbell
+    from config.env import channel_layers
+    from tools.procs import RedisServer
+
+    from ..live import Client, Stack, session_of
+
+    redis = RedisServer(tmp_path)
+    redis.start()
+    site = Stack(tmp_path / "site", {"REDIS_URL": redis.url,
+                                     "PRESENCE_HEARTBEAT_SECONDS": "1"})
+    # This process rings the site's layer, as the site's own processes would.
+    settings.REDIS_LAYER_URL = redis.url
+    settings.CHANNEL_LAYERS = channel_layers(redis.url, prefix=site.prefix)
+    doorbell._client = None
+    try:
+        t = new_tournament(live_people)
+        url = site.web("web1")
+        page = Client(f"{url}/ws/tournament/{t.pk}/", session_of(live_people["ana"]),
+                      url.replace("ws:", "http:"))
+        page.wait(lambda f: f.get("type") == "changed", timeout=10)
+        services.register(user=live_people["ana"], tournament_id=t.pk)  # heard as ever
+        changes(page, 2)
+
+        redis.proc.kill()
+        told = len(page.frames)
+        services.register(user=live_people["bea"], tournament_id=t.pk)  # rung into the void
+        redis.start()
+        changes(page, told + 1, within=6)
+        assert page.closed is None
+        page.close()
+    finally:
+        doorbell._client = None
+        site.stop()
+        redis.stop()
