@@ -86,6 +86,24 @@ def parse_database_url(url: str, *, base_dir: Path | None = None) -> dict:
     raise ValueError(f"Unsupported DATABASE_URL scheme: {scheme!r}")
 
 
+def default_key_prefix(database: Mapping) -> str:
+    """``REDIS_KEY_PREFIX`` when the environment names none: one of this site's own, made from
+    its database's name, so that two sites given one Redis never share a prefix unless an
+    operator makes them. Pub/sub channels are not scoped by Redis's database number, so a
+    shared prefix made two sites hear each other's ``table.N`` doorbells. The name alone, not
+    the host: every process of one site must make the same prefix, and a worker may reach the
+    database by another address than the web processes do. Readable (``domino-<name>-``) and
+    whole (a digest of the engine and the full name: a SQLite file's path)."""
+    import hashlib
+    import re
+
+    name = database.get("NAME") or ""
+    digest = hashlib.sha256(f"{database.get('ENGINE') or ''}|{name}".encode()).hexdigest()[:8]
+    label = Path(name).stem if isinstance(name, Path) else str(name)
+    label = re.sub(r"[^A-Za-z0-9_.-]+", "-", label).strip("-")[:24] or "db"
+    return f"domino-{label}-{digest}"
+
+
 def redis_urls(url: str) -> dict[str, str]:
     """Derive the URL forms each client needs from one REDIS_URL.
 

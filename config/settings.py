@@ -15,6 +15,7 @@ from config.env import (
     cache_settings,
     celery_broker_options,
     channel_layers,
+    default_key_prefix,
     env_bool,
     env_list,
     parse_database_url,
@@ -119,8 +120,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Redis: channel layer, cache and Celery broker ----------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 #: Prefix of the site's keys and pub/sub channels in Redis (pub/sub channels are not scoped
-#: by database number: two sites sharing a Redis need two prefixes).
-REDIS_KEY_PREFIX = os.environ.get("REDIS_KEY_PREFIX", "domino")
+#: by database number: two sites sharing a Redis need two prefixes). Unset, it is made from
+#: the site's database, so two sites on one Redis get two (docs/production.md).
+REDIS_KEY_PREFIX = (os.environ.get("REDIS_KEY_PREFIX")
+                    or default_key_prefix(DATABASES["default"]))
 #: Redis has three roles, each on REDIS_URL unless given its own server (docs/capacity.md):
 #: the channel layer (the sockets' doorbells), the state (the tables' snapshots and timers),
 #: and Celery's broker (CELERY_BROKER_URL). The cache stays on REDIS_URL.

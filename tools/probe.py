@@ -4,9 +4,10 @@
   signing in leaves them.
 - :func:`open_table`: a started table, through the table services (the only writers).
 - :class:`SeatClient`: one table page's socket, behaving as ``static/js/table.js`` does
-  (ignore older versions, sync on a gap and after every reconnect, reconnect 0.5 s doubling to
-  15 s with jitter, never after 4401/4403/4404 nor to a closed table, ping with its version
-  every 25 s), and playing a random legal move from ``state.view.legal`` after a think time.
+  (ignore older versions but a rewound one, sync on a gap and after every reconnect,
+  reconnect 0.5 s doubling to 15 s with jitter, never after 4401/4403/4404 nor to a closed
+  table, ping with its version every 25 s), and playing a random legal move from
+  ``state.view.legal`` after a think time.
 - :class:`TableWatch`: what the seats of one table saw: when each move was sent, when each
   seat first held it, which versions each seat saw, and any position seen with two moves.
 
@@ -414,8 +415,8 @@ class SeatClient:
         if self.watch is not None:
             self.watch.saw(self.spec.seat, version, state)
         self._wake(self._state_waiters, True)
-        if version < self.version:
-            return  # an older picture arriving late
+        if version < self.version and not msg.get("rewound"):
+            return  # an older picture arriving late (a rewound one replaces it: the page's too)
         gap = self.version >= 0 and version > self.version + 1
         self.version, self.state = version, state
         self.table_closed = (state.get("table") or {}).get("state") == "closed"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from apps.accounts.models import Profile
@@ -41,3 +42,12 @@ def is_guest(user) -> bool:
         return False
     profile = getattr(user, "profile", None)
     return bool(getattr(profile, "guest", False))
+
+
+def profile_language(user) -> str | None:
+    """The language on ``user``'s profile, if the site speaks it (None signed out, or without
+    one): what their sockets answer in, as their pages do."""
+    if user is None or not user.is_authenticated:
+        return None
+    language = Profile.objects.filter(user_id=user.pk).values_list("language", flat=True).first()
+    return language if language in dict(settings.LANGUAGES) else None

@@ -34,11 +34,13 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-def publish_state(table_id: int, snapshot: dict, *, also=None) -> None:
+def publish_state(table_id: int, snapshot: dict, *, also=None) -> bool | None:
     """After a commit: keep the version's snapshot, then ring the table's doorbell, in one
     round trip when the state and the layer share a Redis (two otherwise, the store first:
     a socket reads the snapshot when it hears the bell). ``also(pipe)`` queues more of the
-    state Redis's commands in the same trip (the table's timer); never raises."""
+    state Redis's commands in the same trip (the table's timer); never raises. Whether the
+    snapshot was kept (False: Redis holds the same version or a newer one; None: Redis could
+    not be reached)."""
     version = snapshot["version"]
     pipe = snapshots.client().pipeline(transaction=False)
     snapshots.store(table_id, snapshot, pipe=pipe)
@@ -51,13 +53,14 @@ def publish_state(table_id: int, snapshot: dict, *, also=None) -> None:
         results = pipe.execute(raise_on_error=False)
     except Exception:
         log.warning("could not store and ring table %s v%s", table_id, version, exc_info=True)
-        return
-    snapshots.stored(table_id, snapshot, results[0])
+        return None
+    kept = snapshots.stored(table_id, snapshot, results[0])
     for result in results[1:]:
         if isinstance(result, Exception):
             log.warning("after table %s v%s: %s", table_id, version, result)
     if not shared:
         table_changed(table_id, version)
+    return kept
 
 
 def table_changed(table_id: int, version: int, *, pipe=None) -> None:

@@ -6,8 +6,10 @@ version (``v``) and the snapshot as JSON (``d``). A store replaces the hash only
 version (a Lua compare-and-set), so two writers finishing out of order leave the newer one.
 
 Redis is a cache here: a snapshot lost (Redis restarted, a writer died before storing) is built
-again from the database by the first reader that needs it. Snapshots hold hidden tiles; they
-are read only by the server's own processes.
+again from the database by the first reader that needs it; one of a version the database does
+not have (a failover or a restore lost it) is replaced by the database's
+(``apps.tables.selectors.refused_snapshot``, the sockets' hub). Snapshots hold hidden tiles;
+they are read only by the server's own processes.
 """
 
 from __future__ import annotations
@@ -31,9 +33,13 @@ TTL_SECONDS = 6 * 3600
 def ttl_seconds() -> int:
     return int(getattr(settings, "SNAPSHOT_TTL_SECONDS", None) or TTL_SECONDS)
 
+#: Keeps ARGV[2] as version ARGV[1] unless the version held is as new, and (given ARGV[4], the
+#: database's version) no newer than the database: a version the database never reached is
+#: replaced (issue 36).
 _STORE = """
 local cur = redis.call('HGET', KEYS[1], 'v')
-if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
+if cur and tonumber(cur) >= tonumber(ARGV[1])
+   and (ARGV[4] == '' or tonumber(cur) <= tonumber(ARGV[4])) then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'd', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -99,10 +105,15 @@ def remembered(table_id: int, code: str, at_least: int) -> dict | None:
     return None
 
 
-def store(table_id: int, snap: dict, *, pipe=None) -> bool:
+def store(table_id: int, snap: dict, *, pipe=None, ahead_of: int | None = None) -> bool:
     """Keep ``snap`` unless Redis already has this version or a newer one. Never raises: a
     snapshot not stored is built again by its first reader. Called after the commit of the
     change it shows, never before: a rolled-back version is never remembered.
+
+    ``ahead_of`` is the database's version of the table, read after Redis was found to hold a
+    newer one: a version above it was never committed (a database restored or failed over
+    behind Redis) and is replaced, however high; else "only if newer" would keep it, and every
+    reader would take it, until the table's real versions passed it.
 
     With ``pipe`` (a pipeline on :func:`client`, run with ``raise_on_error=False``) the store is
     only queued there, by the script's digest: redis-py's own pipelined scripts ask Redis
@@ -111,8 +122,9 @@ def store(table_id: int, snap: dict, *, pipe=None) -> bool:
     _remember(table_id, snap)
     try:
         client()
-        keys, args = [key(table_id, snap["table"]["code"])], [snap["version"], encode(snap),
-                                                              ttl_seconds()]
+        keys = [key(table_id, snap["table"]["code"])]
+        args = [snap["version"], encode(snap), ttl_seconds(),
+                "" if ahead_of is None else ahead_of]
         if pipe is not None:
             pipe.evalsha(_store_script.sha, len(keys), *keys, *args)
             return True
@@ -122,15 +134,28 @@ def store(table_id: int, snap: dict, *, pipe=None) -> bool:
         return False
 
 
-def stored(table_id: int, snap: dict, result) -> None:
+def stored(table_id: int, snap: dict, result) -> bool | None:
     """The answer to a pipelined :func:`store`: a Redis that lost the script (restarted) gets
-    it again, and the snapshot is stored then."""
+    it again, and the snapshot is stored then. Whether it was kept (False: Redis holds this
+    version or a newer one), None when Redis could not say."""
     import redis
 
     if isinstance(result, redis.exceptions.NoScriptError):
-        store(table_id, snap)
-    elif isinstance(result, Exception):
+        return store(table_id, snap)
+    if isinstance(result, Exception):
         log.warning("could not store the snapshot of table %s: %s", table_id, result)
+        return None
+    return bool(result)
+
+
+def held_version(table_id: int, code: str) -> int | None:
+    """The version of the snapshot Redis holds for the table (None: none, or Redis away)."""
+    try:
+        raw = client().hget(key(table_id, code), "v")
+    except Exception:
+        log.warning("could not read the snapshot of table %s", table_id, exc_info=True)
+        return None
+    return None if raw is None else int(raw)
 
 
 def load(table_id: int, code: str) -> dict | None:

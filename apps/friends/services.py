@@ -19,7 +19,7 @@ from apps.accounts.selectors import is_guest, user_by_display_name
 from apps.core import limits
 from apps.core.errors import ServiceError
 from apps.tables import services as tables
-from apps.tables.models import Seat
+from apps.tables.models import Connection, Seat
 from apps.tables.state import display_name as name_of
 
 from .models import Block, Friendship, UsualPartner
@@ -190,10 +190,12 @@ def unblock(*, user, person_id: int) -> None:
 
 
 def _tell_tables(user_id: int) -> None:
-    """Bump every open table ``user_id`` sits at: the chat they see is composed again with
-    whom they block now."""
-    ids = sorted(set(Seat.objects.filter(user_id=user_id, table__state__in=tables.RUNNING)
-                     .values_list("table_id", flat=True)))
+    """Bump every open table ``user_id`` sits at or watches: the chat they see is composed
+    again with whom they block now."""
+    seated = Seat.objects.filter(user_id=user_id, table__state__in=tables.RUNNING)
+    watched = Connection.objects.filter(user_id=user_id, table__state__in=tables.RUNNING)
+    ids = sorted(set(seated.values_list("table_id", flat=True))
+                 | set(watched.values_list("table_id", flat=True)))
     for table_id in ids:
         tables.touch(table_id=table_id, events=[dict(CHAT_VIEW_EVENT)])
 

@@ -15,18 +15,12 @@ from django.utils.translation import gettext as _
 
 from apps.core.errors import ServiceError
 from apps.tables import services as tables
-from apps.tables.models import Connection, Table
+from apps.tables.models import Connection
 
 from . import phrases
 from .models import ChatMessage, ChatSettings
 from .selectors import watcher_phrases_allowed
-from .services import require_calm
-
-
-def _refuse_practice(table: Table) -> None:
-    if table.practice:
-        raise ServiceError(_("A practice table has no chat: nobody is there to read it."),
-                           code="practice")
+from .services import refuse_practice, require_calm
 
 
 def post_phrase(*, user, table_id: int, phrase: str) -> ChatMessage:
@@ -41,7 +35,7 @@ def post_phrase(*, user, table_id: int, phrase: str) -> ChatMessage:
     with transaction.atomic():
         table = tables.lock_table(table_id)
         tables.require_open(table)
-        _refuse_practice(table)
+        refuse_practice(table)
         seat = table.seats.filter(user=user).first()
         if seat is None and not watcher_phrases_allowed(table.pk):
             raise ServiceError(_("You are watching: the host lets only the players use the "
@@ -68,7 +62,7 @@ def set_watcher_phrases(*, user, table_id: int, allowed: bool) -> bool:
         if table.host_id != user.pk:
             raise ServiceError(_("Only the host can do that."), code="not_host")
         tables.require_open(table)
-        _refuse_practice(table)
+        refuse_practice(table)
         ChatSettings.objects.update_or_create(table=table,
                                               defaults={"watcher_phrases": allowed})
         tables.touch(table_id=table.pk, events=[{"kind": "phrases", "watchers": allowed}])

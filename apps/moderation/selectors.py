@@ -135,8 +135,9 @@ def state_part(table, seats) -> dict:
     Also server side only, so that composing needs no query and no translation: each line's
     author (``authors``, by position), the words of every phrase in the chat in every
     language, and, for each seated person who blocked anyone, whom (``hidden``: their lines
-    are left out of that person's chat). Watchers' blocks are not read: a watcher's socket
-    coming and going rebuilds no part (``apps.tables.state.with_watchers``)."""
+    are left out of that person's chat). Watchers' blocks are not read here, so that a
+    watcher's socket coming and going rebuilds no part (``apps.tables.state.with_watchers``):
+    their socket reads them and hands them to :func:`compose_part` (``Viewer.hidden``)."""
     seated = [s.user_id for s in seats if s.user_id is not None]
     mutes = {}
     for mute in Mute.objects.filter(Mute.active_q(), user_id__in=seated).order_by("until"):
@@ -172,7 +173,7 @@ def compose_part(data: dict, state: dict, viewer) -> None:
     the lines of people they blocked), their own mute if it still runs, and whether they may
     say a phrase (seated, or watching where the host allows it; never at a practice table)."""
     chat = data.get("chat", [])
-    hidden = set(data.get("hidden", {}).get(str(viewer.user_id), ()))
+    hidden = set(data.get("hidden", {}).get(str(viewer.user_id), ())) | viewer.hidden
     texts = data.get("phrases", {})
     if hidden or texts:
         authors = data.get("authors") or [None] * len(chat)

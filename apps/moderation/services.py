@@ -198,6 +198,7 @@ def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
     with transaction.atomic():
         table = tables.lock_table(table_id)
         tables.require_open(table)
+        refuse_practice(table)
         seat = table.seats.filter(user=user).first()
         if seat is None:
             # Watchers see the table, they do not talk to it (staff observe silently too).
@@ -214,6 +215,14 @@ def post_chat(*, user, table_id: int, text: str) -> ChatMessage:
         tables.touch(table_id=table.pk, events=[{"kind": "chat", "id": msg.pk,
                                                  "seat": seat.index}])
     return msg
+
+
+def refuse_practice(table: Table) -> None:
+    """A practice table has no chat (words or phrases): nobody but bots is there to read it,
+    and nobody else may watch it."""
+    if table.practice:
+        raise ServiceError(_("A practice table has no chat: nobody is there to read it."),
+                           code="practice")
 
 
 def require_calm(user, table: Table, now) -> None:

@@ -27,6 +27,7 @@ from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from apps.accounts.selectors import profile_language
 from apps.core import wire
 from apps.core.doorbell import table_group, user_group
 from apps.core.errors import ServiceError
@@ -43,6 +44,7 @@ from apps.moderation import quick_chat
 from apps.moderation import services as moderation
 from apps.moderation.selectors import is_banned
 from apps.tables import services
+from apps.tables.hooks import hidden_from
 from apps.tables.state import Viewer, compose, events_since
 
 from .hub import db, hub
@@ -135,6 +137,14 @@ def scope_language(scope: dict) -> str:
     request = SimpleNamespace(COOKIES=cookies, META={
         "HTTP_ACCEPT_LANGUAGE": headers.get(b"accept-language", b"").decode("latin-1")})
     return translation.get_language_from_request(request)
+
+
+def standing_of(user) -> tuple[bool, str | None]:
+    """What a socket that is not at a table asks as it opens: whether its person is banned (a
+    banned person's session outlives the ban until their next page load, where the ban
+    middleware signs them out, so the socket checks for itself), and the language of their
+    profile, which its answers are in (as the table socket's)."""
+    return is_banned(user), profile_language(user)
 
 
 def watching_closed(state: dict) -> bool:
@@ -290,10 +300,24 @@ class SafeConsumer(AsyncWebsocketConsumer):
         return await db(run)
 
 
+def _blocks_may_have_changed(events: list[dict] | None, version: int, sent: int) -> bool:
+    """Whether the person may have blocked or unblocked someone since the state this socket
+    last sent (a ``chat_view`` event, or a jump the table's log does not reach back over):
+    their blocks are read again before the next state is composed."""
+    if sent < 0:
+        return False  # the first state: read as the socket opened
+    if events is None or (version > sent and not events):
+        return True
+    return any(event.get("kind") == "chat_view" for event in events)
+
+
 class TableSocket(SafeConsumer):
     """What the table socket and the staff observer share: a table's states, kept current."""
 
     observer = False
+    #: Whose chat lines this person does not want to see: their blocks, applied to the chat
+    #: whether they sit or watch (staff observers see every line).
+    hidden: frozenset[int] = frozenset()
     #: Whether this socket holds its person's presence at the table (a Connection row).
     presence = False
 
@@ -316,10 +340,12 @@ class TableSocket(SafeConsumer):
                 await self.channel_layer.group_discard(group, self.channel_name)
 
     async def send_state(self, *, at_least: int = -1, force: bool = False,
-                         since: int | None = None, snap: dict | None = None) -> None:
+                         since: int | None = None, snap: dict | None = None,
+                         rewound: bool = False) -> None:
         """Send this person's state at version ``at_least`` or newer, with every event since
         the version this socket last had (or ``since``); never an older version than one
-        already sent, unless ``force`` (an answer to sync)."""
+        already sent, unless ``force`` (an answer to sync) or ``rewound`` (the database is
+        behind what was sent: its state, which the page takes whatever its version)."""
         async with self.lock:
             if getattr(self, "closing", False):
                 return
@@ -328,17 +354,27 @@ class TableSocket(SafeConsumer):
             if snap is None:
                 return
             version = snap["version"]
-            if version <= self.sent_version and not force:
+            rewinding = rewound and version < self.sent_version
+            if version <= self.sent_version and not (force or rewinding):
                 return
-            viewer = Viewer(self.user.pk, self.language, self.observer)
+            events = None  # rewinding: the events since the page's version never happened
+            if not rewinding:
+                base = self.sent_version if since is None else min(since, self.sent_version)
+                events = events_since(snap, base)
+            if not self.observer and _blocks_may_have_changed(events, version,
+                                                              self.sent_version):
+                self.hidden = frozenset(await db(hidden_from, self.user.pk))
+            viewer = Viewer(self.user.pk, self.language, self.observer, self.hidden)
             state = compose(snap, viewer)
             if watching_closed(state):
                 await self.close_watcher()
                 return
-            base = self.sent_version if since is None else min(since, self.sent_version)
-            await self.send_json({"type": "state", "version": version, "state": state,
-                                  "events": events_since(snap, base)})
-            self.sent_version = max(self.sent_version, version)
+            frame = {"type": "state", "version": version, "state": state,
+                     "events": events or []}
+            if rewinding:
+                frame["rewound"] = True
+            await self.send_json(frame)
+            self.sent_version = version if rewinding else max(self.sent_version, version)
 
     async def close_watcher(self) -> None:
         """The host turned watching off: this watcher's socket closes, saying why."""
@@ -419,6 +455,7 @@ class TableConsumer(TableSocket):
         opened = await db(services.open_socket, user=user, table_id=self.table_id,
                           channel_name=self.channel_name, lease=lease, known_ids=known)
         self.language = opened.language
+        self.hidden = opened.hidden
         return opened
 
     async def reconnect_presence(self) -> None:
@@ -522,43 +559,6 @@ def _position(msg: dict) -> tuple[int, int]:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 10_000:
             raise Refusal("malformed", _("A move says which round and move number it is for."))
     return round_number, ply
-
-
-class MeConsumer(SafeConsumer):
-    """``ws/me/``: the home page's live notices (invitations) for the signed-in person.
-
-    It listens to the person's group only and accepts nothing but ``ping``.
-    """
-
-    handlers = {"ping": "on_ping"}
-
-    async def connect(self) -> None:
-        self.user = self.scope.get("user")
-        self.joined = False
-        await self.accept()
-        if self.user is None or not self.user.is_authenticated:
-            await self.close(code=SIGNED_OUT_CLOSE_CODE)
-            return
-        # A banned person's session outlives the ban until their next page load (the ban
-        # middleware signs them out there), so the socket checks for itself.
-        if await db(is_banned, self.user):
-            await self.close(code=BANNED_CLOSE_CODE)
-            return
-        await join_group(self.channel_layer, user_group(self.user.pk), self.channel_name)
-        self.joined = True
-
-    async def cleanup(self) -> None:
-        if self.joined:
-            self.joined = False
-            with contextlib.suppress(Exception):
-                await self.channel_layer.group_discard(user_group(self.user.pk),
-                                                       self.channel_name)
-
-    async def user_notified(self, event: dict) -> None:
-        await self.send_json({"type": "notice", "event": event["event"]})
-
-    async def user_banned(self, event: dict) -> None:
-        await self.close(code=BANNED_CLOSE_CODE)
 
 
 class NoRouteConsumer(SafeConsumer):

@@ -8,21 +8,23 @@ a hand during a round. It accepts ``sync`` and ``ping`` only.
 
 from __future__ import annotations
 
+from apps.accounts.selectors import profile_language
 from apps.core.protocol import NOT_FOUND_CLOSE_CODE, SIGNED_OUT_CLOSE_CODE
 from apps.moderation.selectors import is_banned
 from apps.tables.models import Table
 
-from .consumers import TableSocket
+from .consumers import TableSocket, scope_language
 from .hub import db
 
 
-def _may_observe(user, table_id: int) -> tuple[str, int] | None:
-    """The table's code and version when ``user`` may observe it."""
-
+def _may_observe(user, table_id: int) -> tuple[tuple[str, int] | None, str | None]:
+    """The table's code and version when ``user`` may observe it; and the language of their
+    profile, which the socket answers in."""
+    language = profile_language(user)
     if not (user is not None and user.is_authenticated and user.is_active and user.is_staff
             and user.has_perm("moderation.observe_table") and not is_banned(user)):
-        return None
-    return Table.objects.filter(pk=table_id).values_list("code", "version").first()
+        return None, language
+    return Table.objects.filter(pk=table_id).values_list("code", "version").first(), language
 
 
 class ObserverConsumer(TableSocket):
@@ -39,7 +41,8 @@ class ObserverConsumer(TableSocket):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=SIGNED_OUT_CLOSE_CODE)
             return
-        found = await db(_may_observe, self.user, self.table_id)
+        found, language = await db(_may_observe, self.user, self.table_id)
+        self.language = language or scope_language(self.scope)
         if found is None:
             await self.close(code=NOT_FOUND_CLOSE_CODE)
             return

@@ -2,6 +2,7 @@ from channels.routing import URLRouter
 from django.urls import path
 
 from . import consumers
+from .me import MeConsumer
 from .observer import ObserverConsumer
 from .tournament import TournamentConsumer
 
@@ -33,7 +34,7 @@ class SocketRouter(URLRouter):
 # AllowedHostsOriginValidator and AuthStack.
 websocket_urlpatterns = [
     path("ws/table/<int:table_id>/", consumers.TableConsumer.as_asgi()),
-    path("ws/me/", consumers.MeConsumer.as_asgi()),
+    path("ws/me/", MeConsumer.as_asgi()),
     path("ws/observe/<int:table_id>/", ObserverConsumer.as_asgi()),  # staff (moderation)
     path("ws/tournament/<int:tournament_id>/", TournamentConsumer.as_asgi()),
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import translation
@@ -18,6 +20,8 @@ from .state import (  # noqa: F401  (pages and sockets use them from here)
     watcher_count,
 )
 
+log = logging.getLogger(__name__)
+
 
 def table_state(*, table_id: int, user, observer: bool = False) -> dict:
     """Everything one person's page shows (``apps.tables.state``): the stored snapshot when it
@@ -25,21 +29,56 @@ def table_state(*, table_id: int, user, observer: bool = False) -> dict:
     snap = current_snapshot(table_id)
     language = translation.get_language() or settings.LANGUAGE_CODE
     user_id = user.pk if user is not None and user.is_authenticated else None
-    return state.compose(snap, state.Viewer(user_id, language, observer))
+    hidden = frozenset(hooks.hidden_from(user_id)) if user_id and not observer else frozenset()
+    return state.compose(snap, state.Viewer(user_id, language, observer, hidden))
 
 
 def current_snapshot(table_id: int) -> dict:
-    """The snapshot of the table's version in the database: from Redis when it is there and
-    not older, else built now (and stored for the next reader)."""
+    """The snapshot of the table's version in the database: from Redis when it holds that
+    version, else built now (and stored for the next reader)."""
     row = Table.objects.filter(pk=table_id).values_list("version", "code").first()
     if row is None:
         raise Table.DoesNotExist(table_id)
     version, code = row
     snap = snapshots.load(table_id, code)
-    if snap is None or snap["version"] < version:
-        snap = state.build_latest(table_id)
-        snapshots.store(table_id, snap)
+    # Newer than the row is either a change committed since, or a version the database never
+    # reached (restored behind Redis): the database says which.
+    if snap is None or snap["version"] != version:
+        snap = rebuilt_snapshot(table_id)
+        if snap is None:
+            raise Table.DoesNotExist(table_id)
     return snap
+
+
+def rebuilt_snapshot(table_id: int) -> dict | None:
+    """The table's snapshot built from the database now, and stored (:func:`keep_snapshot`)."""
+    snap = state.build_latest(table_id)
+    if snap is not None:
+        keep_snapshot(table_id, snap)
+    return snap
+
+
+def keep_snapshot(table_id: int, snap: dict) -> None:
+    """Store ``snap``, a version the database committed, as ``snapshots.store`` does."""
+    if not snapshots.store(table_id, snap):
+        refused_snapshot(table_id, snap)
+
+
+def refused_snapshot(table_id: int, snap: dict) -> None:
+    """Redis refused ``snap`` because it holds the same version or a newer one. Usually a
+    newer change's writer stored first; but when the database has not got the version Redis
+    holds (a failover or a restore lost the last commits, Redis kept them), that snapshot is
+    replaced: kept as "newer", every reader would take it over the database's, and the table's
+    real versions would be refused until they passed it."""
+    held = snapshots.held_version(table_id, snap["table"]["code"])
+    if held is None or held <= snap["version"]:
+        return
+    now = Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    if now is None or held <= now:
+        return
+    log.warning("table %s: Redis held v%s, a version the database (v%s) never reached; the "
+                "database's v%s replaces it", table_id, held, now, snap["version"])
+    snapshots.store(table_id, snap, ahead_of=now)
 
 
 def lobby_tables() -> list[Table]:
@@ -80,12 +119,21 @@ def may_watch(*, table_id: int, user, known_ids=()) -> bool:
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         return False
+    if table.practice:
+        return is_practising_at(table, user)
     if table.public or table.pk in set(known_ids or ()):
         return True
     if user is None or not user.is_authenticated:
         return False
     return (table.host_id == user.pk or table.seats.filter(user=user).exists()
             or Invitation.objects.filter(table=table, invitee=user).exists())
+
+
+def is_practising_at(table: Table, user) -> bool:
+    """Whether ``user`` is the person of this practice table: it is theirs alone (nobody
+    watches it, whoever has its link)."""
+    return (user is not None and user.is_authenticated
+            and (table.host_id == user.pk or table.seats.filter(user=user).exists()))
 
 
 def watching_refused(*, table_id: int, user) -> bool:

@@ -78,11 +78,14 @@ def register_part(part: Part) -> None:
 @dataclass(frozen=True)
 class Viewer:
     """Who a frame is for: a person (or nobody), in a language; staff observers see the
-    public view."""
+    public view. ``hidden``: the people whose chat lines this person does not want to see
+    (``hooks.hidden_from``), read by their socket and page; a seated person's are in the
+    snapshot too, a watcher's only here (a watcher coming rebuilds no part)."""
 
     user_id: int | None
     language: str
     observer: bool = False
+    hidden: frozenset[int] = frozenset()
 
 
 # -- words --------------------------------------------------------------------------------------

@@ -206,6 +206,8 @@ def _table_or_404(code: str) -> Table:
 
 def table_page(request, code: str):
     table = _table_or_404(code)
+    if table.practice and not selectors.is_practising_at(table, request.user):
+        raise Http404  # as its socket: 4404 (docs/protocol.md)
     if request.user.is_authenticated:
         _remember(request, table)
     if selectors.watching_refused(table_id=table.pk, user=request.user):

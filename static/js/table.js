@@ -116,7 +116,9 @@ function connect() {
 }
 
 function onState(msg) {
-  if (msg.version < lastVersion) return; // an older picture arriving late
+  // An older picture arriving late, unless the server says its history went back (a database
+  // restored behind what this page was sent): then its state is the truth, whatever its number.
+  if (msg.version < lastVersion && !msg.rewound) return;
   const gap = lastVersion >= 0 && msg.version > lastVersion + 1;
   const fresh = msg.version > lastVersion;
   lastVersion = msg.version;

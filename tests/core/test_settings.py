@@ -85,3 +85,46 @@ def test_live_settings_follow_the_environment(settings):
     # every quiet socket: the layer must say a longer one.
     assert all(h["socket_timeout"] > 5 for h in hosts)
     assert settings.CELERY_BROKER_URL == redis_urls(os.environ["REDIS_URL"])["celery"]
+
+
+def test_the_default_redis_prefix_is_the_sites_own():
+    """Two sites on one Redis without a REDIS_KEY_PREFIX each: their doorbells' channels must
+    not cross (pub/sub ignores Redis's database number)."""
+    from config.env import default_key_prefix
+
+    prod = parse_database_url("postgres://u@db1:5432/club")
+    assert default_key_prefix(prod).startswith("domino-club-")
+    # Every process of the site makes the same one, however it reaches the database.
+    assert default_key_prefix(prod) == default_key_prefix(
+        parse_database_url("postgres://worker:pw@10.0.0.5/club?sslmode=require"))
+    others = [parse_database_url(url, base_dir=Path("/srv")) for url in (
+        "postgres://u@db1:5432/club_staging",  # another database on the same server
+        "sqlite:///var/db.sqlite3", "sqlite:////other/var/db.sqlite3")]
+    prefixes = {default_key_prefix(d) for d in [prod, *others]}
+    assert len(prefixes) == 4
+    assert all(" " not in p and ":" not in p for p in prefixes)
+
+
+@pytest.mark.slow
+def test_settings_take_the_prefix_from_the_environment_else_from_the_database(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    def prefix(**env) -> str:
+        base = {k: v for k, v in os.environ.items() if k != "REDIS_KEY_PREFIX"}
+        done = subprocess.run(
+            [sys.executable, "-c", "from django.conf import settings; "
+             "print(settings.REDIS_KEY_PREFIX, settings.CHANNEL_LAYERS['default']"
+             "['CONFIG']['prefix'])"],
+            env={**base, "DJANGO_SETTINGS_MODULE": "config.settings", "DEBUG": "1", **env},
+            capture_output=True, text=True, check=True, cwd=Path(__file__).parents[2])
+        key, layer = done.stdout.split()
+        assert key == layer
+        return key
+
+    one = prefix(DATABASE_URL=f"sqlite:///{tmp_path}/one.sqlite3")
+    two = prefix(DATABASE_URL=f"sqlite:///{tmp_path}/two.sqlite3")
+    assert one != two and one.startswith("domino-one-")
+    assert prefix(DATABASE_URL=f"sqlite:///{tmp_path}/one.sqlite3",
+                  REDIS_KEY_PREFIX="mine") == "mine"

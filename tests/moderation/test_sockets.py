@@ -189,3 +189,29 @@ async def test_an_observers_frame_with_a_lone_surrogate_is_refused_not_a_close(p
     await sock.send({"type": "ping"})
     assert await sock.recv() == {"type": "pong"}
     await sock.close()
+
+
+async def test_error_frames_on_every_socket_are_in_the_persons_language(people):
+    """As the table socket's: the profile's language."""
+    from apps.accounts.services import set_language
+    from tests.tournaments.conftest import new_tournament
+
+    table = await db(seat_table)(people)
+    tournament = await db(new_tournament)(people)
+    await db(set_language)(user=people["mod"], language="es")
+    await db(set_language)(user=people["ana"], language="pt-br")
+    unknown = {"type": "hello", "id": 1}
+    for path, user, said in (
+            ("/ws/me/", people["ana"], "Tipo de mensagem desconhecido."),
+            (f"/ws/tournament/{tournament.pk}/", people["ana"],
+             "Tipo de mensagem desconhecido."),
+            (f"/ws/observe/{table.pk}/", people["mod"], None)):
+        sock = Socket(path, user)
+        assert await sock.connect()
+        await sock.send(unknown)
+        err = await sock.until(lambda m: m["type"] == "error")
+        if said is None:  # the observer's own code, in Spanish
+            assert err["code"] == "observer" and err["message"] == "Tipo de mensaje desconocido."
+        else:
+            assert err["message"] == said, path
+        await sock.close()

@@ -218,7 +218,7 @@ async def test_an_answer_to_a_socket_closed_meanwhile_is_dropped_quietly(caplog)
     """A ping answered just after the browser closed: no error in the log, nothing raised."""
     from autobahn.exception import Disconnected
 
-    from apps.realtime.consumers import MeConsumer
+    from apps.realtime.me import MeConsumer
 
     consumer = MeConsumer()
     consumer.language = "en"

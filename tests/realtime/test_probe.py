@@ -127,6 +127,10 @@ async def test_a_silent_client_never_moves_and_a_gap_asks_for_a_sync():
     await asyncio.sleep(0.05)
     assert sent == [{"type": "sync"}]
     assert client.version == 5  # an older picture arriving late is ignored
+    # Unless the server says the table's history went back (docs/protocol.md): as the page.
+    client._on_state({"type": "state", "version": 3, "rewound": True,
+                      "state": state(3, 0, [])}, 10)
+    assert client.version == 3
 
 
 def test_relay_frames_are_padded_to_the_size_asked_and_count_like_a_table():

@@ -65,7 +65,7 @@ async def test_a_doorbell_for_a_move_applied_here_reads_nothing_from_redis(monke
 
     async def fetch(table_id, code, at_least):
         reads.append(at_least)
-        return snap(10)
+        return snap(10), False
 
     monkeypatch.setattr(hub, "_fetch", fetch)
     assert (await hub.snapshot(41, "ABC123", at_least=10))["version"] == 10

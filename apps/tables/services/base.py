@@ -28,7 +28,7 @@ from apps.core import doorbell, snapshots
 from apps.core.errors import ServiceError, StaleMove
 from apps.rules.engine import Match as EngineMatch
 
-from .. import game, hooks, rows, scheduling, state
+from .. import game, hooks, rows, scheduling, selectors, state
 from ..models import (
     Connection,
     Match,
@@ -126,8 +126,10 @@ def ring(outcome: Outcome) -> None:
                                      actor=outcome.actor, pipe=pipe)
 
     # One round trip: the snapshot, the timer and the doorbell (docs/performance.md).
-    doorbell.publish_state(outcome.table_id, outcome.snapshot,
-                           also=timer if outcome.deadline is not None else None)
+    kept = doorbell.publish_state(outcome.table_id, outcome.snapshot,
+                                  also=timer if outcome.deadline is not None else None)
+    if kept is False:
+        selectors.refused_snapshot(outcome.table_id, outcome.snapshot)
     hooks.committed(table_id=outcome.table_id, version=outcome.version, events=outcome.events)
 
 

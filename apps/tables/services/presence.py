@@ -152,6 +152,8 @@ class SocketOpened:
     language: str
     version: int = -1
     code: str = ""
+    #: Whose chat lines the person does not want to see (``hooks.hidden_from``).
+    hidden: frozenset[int] = frozenset()
 
 
 def open_socket(*, user, table_id: int, channel_name: str, lease: Lease | None,
@@ -172,7 +174,8 @@ def open_socket(*, user, table_id: int, channel_name: str, lease: Lease | None,
         return SocketOpened(WATCHING_OFF_CLOSE_CODE, language)
     outcome = connect(user=user, table_id=table_id, channel_name=channel_name, lease=lease)
     code, version = Table.objects.filter(pk=table_id).values_list("code", "version").get()
-    return SocketOpened(None, language, outcome.version if outcome else version, code)
+    return SocketOpened(None, language, outcome.version if outcome else version, code,
+                        frozenset(hooks.hidden_from(user.pk)))
 
 
 #: How often a web process renews its lease, and how long a lease lasts unrenewed. A socket
