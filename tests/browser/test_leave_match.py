@@ -5,8 +5,8 @@ the match…": the confirmation says a bot plays her hand to the round's end and
 does to her fair-play record; she confirms, the page says she left, her seat shows the bot
 playing for her, and the offer is gone; caio's page (English) shows the same seat at once.
 axe finds no serious violation with the confirmation open. Screenshots (390x844 and
-1280x800) go to docs/screenshots/ (leave-match-*; TABLE_SCREENSHOTS=DIR writes them
-elsewhere).
+1280x800) go to var/screenshots/ (leave-match-*; `make screenshots` renews the committed
+ones).
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ serves (docs/tournaments.md, "Registration"):
 - ana's page, left open, follows live: the pair is registered, no longer waiting.
 
 axe finds no serious violation on either page. Screenshots (390x844 and 1280x800) go to
-docs/screenshots/ (tournament-invited-*, home-partner-invitation-*; TABLE_SCREENSHOTS=DIR writes
-them elsewhere).
+var/screenshots/ (tournament-invited-*, home-partner-invitation-*; `make screenshots` renews
+the committed ones).
 """
 
 from __future__ import annotations
