@@ -114,7 +114,7 @@ def test_what_needs_an_account_sends_a_guest_to_sign_up(client, db, path):
     assert "Sign up to do that" in page.content.decode()
 
 
-def test_guests_chat_only_at_their_own_tables(db):
+def test_guests_chat_only_at_tables_with_people(db):
     host = services.sign_up(username="ana", email="ana@example.com", password=PASSWORD,
                             display_name="ana", avatar="cat", language="es")
     guest = services.start_guest(language="es")
@@ -124,8 +124,11 @@ def test_guests_chat_only_at_their_own_tables(db):
         moderation.post_chat(user=guest, table_id=friends.pk, text="hola")
     assert info.value.code == "guest" and "Regístrate" in info.value.message
     moderation.post_chat(user=host, table_id=friends.pk, text="hola")
+    # Not at their own practice table either: nobody is there to read it (issue 36).
     own = tables.open_practice(user=guest, preset="partners")
-    moderation.post_chat(user=guest, table_id=own.pk, text="a ver")
+    with pytest.raises(tables.ServiceError) as info:
+        moderation.post_chat(user=guest, table_id=own.pk, text="a ver")
+    assert info.value.code == "practice"
 
 
 def test_signing_up_from_a_guest_session_keeps_the_seat_and_the_table(client, db):

@@ -38,6 +38,9 @@ def test_health_checks_only_after_the_grace(monkeypatch):
         for _ in range(n):
             await hub.db(_query)
 
+    # From no connection on the database threads: one an earlier test left there (opened with
+    # another CONN_MAX_AGE) would be closed and opened again, and an opening needs no check.
+    hub.close_threads()
     try:
         asyncio.run(calls(4))
         assert checks == []  # the first call opened the connection; the others followed it
