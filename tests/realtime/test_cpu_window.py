@@ -19,7 +19,11 @@ BUSY = "import time\nt = time.process_time()\nwhile time.process_time() - t < {}
 @pytest.mark.slow
 def test_a_process_that_ends_in_the_window_counts_through_its_reaper():
     before = subprocess.Popen([sys.executable, "-c", BUSY.format(1.5)])
-    time.sleep(0.6)  # some of its CPU falls before the window, and must not be counted
+    # Some of its CPU falls before the window, and must not be counted: half a second of it,
+    # waited for as CPU rather than as time, which on a busy machine it might not get.
+    deadline = time.monotonic() + 60
+    while (procs.cpu_seconds(before.pid) or 0) < 0.5 and time.monotonic() < deadline:
+        time.sleep(0.02)
     window = procs.CpuWindow()
     window.reapers["kids"] = os.getpid()
     window.begin({"kids": [before.pid]})
