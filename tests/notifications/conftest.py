@@ -98,7 +98,8 @@ class PushService:
                 self.send_response(service.status)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
-                service.received.append({"path": self.path, "headers": dict(self.headers),
+                service.received.append({"path": self.path,
+                                         "headers": {k.lower(): v for k, v in self.headers.items()},
                                          "body": body, "status": service.status})
 
             def log_message(self, *args):
@@ -143,12 +144,14 @@ class Mailbox:
     async def handle_DATA(self, server, session, envelope):  # noqa: N802
         import asyncio
         import email
+        import email.policy
 
         if self.hold is not None:
             while not self.hold.is_set():
                 await asyncio.sleep(0.05)
         self.messages.append({"to": list(envelope.rcpt_tos),
-                              "message": email.message_from_bytes(envelope.content)})
+                              "message": email.message_from_bytes(envelope.content,
+                                                                 policy=email.policy.default)})
         return "250 Message accepted for delivery"
 
 
@@ -176,10 +179,7 @@ def smtp(settings):
 
 
 def body_of(message) -> str:
-    if message.is_multipart():
-        return "".join(part.get_payload(decode=True).decode() for part in message.walk()
-                       if part.get_content_type() == "text/plain")
-    return message.get_payload(decode=True).decode()
+    return message.get_body(preferencelist=("plain",)).get_content()
 
 
 def started_pair_table(a, b):

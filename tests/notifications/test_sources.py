@@ -109,8 +109,8 @@ def test_a_friend_request_notifies_the_person_asked(people, django_capture_on_co
 def test_a_partner_invitation_and_a_tournament_table_notify(people):
     from apps.tournaments.events import partner_invited
 
-    partner_invited.send(sender=None, invitation_id=5, tournament_id=77, inviter_id=people["ana"].pk,
-                         invitee_id=people["bea"].pk)
+    partner_invited.send(sender=None, invitation_id=5, tournament_id=77,
+                         inviter_id=people["ana"].pk, invitee_id=people["bea"].pk)
     table_ready.send(sender=None, tournament_id=77, game_id=3, table_id=9, code="ABCDEF",
                      name="Copa 1.1", user_ids=[people["ana"].pk, people["caio"].pk])
     table_ready.send(sender=None, tournament_id=77, game_id=3, table_id=9, code="ABCDEF",
@@ -126,13 +126,15 @@ def test_a_tournament_starting_within_the_lead_tells_its_entrants_once(people, s
     settings.TOURNAMENT_MEMBER_LEVEL = None
     people["ana"].is_staff = True
     people["ana"].save()
-    from apps.moderation.services import grant_moderators  # noqa: F401 (rights from migrations)
     from django.contrib.auth.models import Permission
+
+    from apps.moderation.services import grant_moderators  # noqa: F401 (rights from migrations)
 
     people["ana"].user_permissions.add(Permission.objects.get(codename="create_tournament"))
     now = timezone.now()
-    t = tournaments.create_tournament(user=people["ana"], name="Copa", preset="draw", players=2,
-                                      format="swiss", rounds=1, starts_at=now + timedelta(minutes=4))
+    t = tournaments.create_tournament(user=people["ana"], name="Copa", preset="draw",
+                                      players=2, format="swiss", rounds=1,
+                                      starts_at=now + timedelta(minutes=4))
     tournaments.register(user=people["bea"], tournament_id=t.pk)
     assert sources.tournaments_soon(now=now - timedelta(minutes=2)) == 0  # 6 minutes before
     assert sources.tournaments_soon(now=now) == 1
