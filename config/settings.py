@@ -350,6 +350,13 @@ NOTIFY_TOURNAMENT_LEAD_SECONDS = float(os.environ.get("NOTIFY_TOURNAMENT_LEAD_SE
 VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "")
 VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
 VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT") or "mailto:noreply@localhost"
+#: The push services a browser's subscription may name (host suffixes; the worker posts to
+#: them, so an address elsewhere, a machine of the site's own network, is refused). Chrome's,
+#: Firefox's, Safari's and Edge's by default. 127.0.0.1 in the list also lets http:// loopback
+#: endpoints in (the tests' own push service); never set it in production.
+PUSH_ENDPOINT_HOSTS = env_list("PUSH_ENDPOINT_HOSTS", [
+    "fcm.googleapis.com", "android.googleapis.com", "push.services.mozilla.com",
+    "push.apple.com", "notify.windows.com"])
 #: Seconds a push service may take to answer before the push is tried again.
 PUSH_TIMEOUT_SECONDS = float(os.environ.get("PUSH_TIMEOUT_SECONDS") or 10)
 #: How long a push service keeps a push for a browser that is offline (its TTL header).

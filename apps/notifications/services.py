@@ -135,7 +135,7 @@ def subscribe_push(*, user, endpoint: str, p256dh: str, auth: str,
         raise ServiceError(_("Notifications on this device are not available on this site."),
                            code="push_off")
     endpoint = (endpoint or "").strip()
-    if not endpoint.startswith("https://") and not endpoint.startswith("http://127.0.0.1"):
+    if not _push_service(endpoint):
         raise ServiceError(_("This browser gave an address the site cannot use."),
                            code="bad_subscription")
     if not p256dh or not auth or len(p256dh) > 200 or len(auth) > 100 or len(endpoint) > 1000:
@@ -146,6 +146,25 @@ def subscribe_push(*, user, endpoint: str, p256dh: str, auth: str,
                                      "user_agent": user_agent[:300],
                                      "created_at": timezone.now()})
     return row
+
+
+def _push_service(endpoint: str) -> bool:
+    """Whether ``endpoint`` is at a push service the site posts to (``PUSH_ENDPOINT_HOSTS``):
+    the worker sends there, so an address on the site's own network is never taken."""
+    from urllib.parse import urlsplit
+
+    from django.conf import settings
+
+    try:
+        parts = urlsplit(endpoint)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return False
+    allowed = [h.lower().lstrip(".") for h in settings.PUSH_ENDPOINT_HOSTS]
+    if parts.scheme == "http":
+        return host == "127.0.0.1" and "127.0.0.1" in allowed
+    return parts.scheme == "https" and any(host == h or host.endswith("." + h)
+                                           for h in allowed)
 
 
 def unsubscribe_push(*, user, endpoint: str) -> int:

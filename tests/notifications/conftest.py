@@ -39,6 +39,7 @@ def vapid(settings):
     public, private = make_pair()
     settings.VAPID_PUBLIC_KEY, settings.VAPID_PRIVATE_KEY = public, private
     settings.VAPID_SUBJECT = "mailto:ops@example.com"
+    settings.PUSH_ENDPOINT_HOSTS = ["fcm.googleapis.com", "127.0.0.1"]
     return public, private
 
 

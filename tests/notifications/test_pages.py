@@ -78,13 +78,17 @@ def test_a_browser_subscribes_and_unsubscribes(people, vapid):
     ana = people["ana"]
     client = signed_in(ana)
     assert 'id="push-on"' in client.get("/accounts/profile/").content.decode()
-    sub = {"endpoint": "https://push.example/abc", "keys": {"p256dh": "BPk", "auth": "xyz"}}
+    sub = {"endpoint": "https://fcm.googleapis.com/fcm/send/abc",
+           "keys": {"p256dh": "BPk", "auth": "xyz"}}
     answer = client.post("/notifications/push/", json.dumps(sub),
                          content_type="application/json")
     assert answer.json()["ok"] and PushSubscription.objects.get().user == ana
-    bad = client.post("/notifications/push/", json.dumps({"endpoint": "ftp://x"}),
-                      content_type="application/json")
-    assert bad.status_code == 400 and PushSubscription.objects.count() == 1
+    for elsewhere in ("ftp://x", "https://10.0.0.7/push", "http://127.0.0.2:6379/",
+                      "https://fcm.googleapis.com.evil.example/x"):
+        bad = client.post("/notifications/push/", json.dumps({**sub, "endpoint": elsewhere}),
+                          content_type="application/json")
+        assert bad.status_code == 400, elsewhere
+    assert PushSubscription.objects.count() == 1
     client.post("/notifications/push/remove/", json.dumps({"endpoint": sub["endpoint"]}),
                 content_type="application/json")
     assert PushSubscription.objects.count() == 0
