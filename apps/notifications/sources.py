@@ -27,10 +27,9 @@ from . import kinds, services
 
 log = logging.getLogger(__name__)
 
-#: The table events this app looks at: the kinds' own, and a seated person arriving (what they
-#: were told about the table is read then).
+#: Besides the kinds' own table events, this app looks at a seated person arriving: what they
+#: were told about the table is read then.
 ARRIVING = "presence"
-WATCHED = frozenset(kinds.TABLE_EVENTS) | {ARRIVING}
 
 
 def _logged(receiver):
@@ -48,7 +47,8 @@ def _logged(receiver):
 def table_changing(*, table, seats, events: list[dict], now: datetime) -> None:
     """``hooks.on_change``: every version of every table, a move's included, so a version with
     none of the watched events costs one set lookup per event."""
-    if not any(e.get("kind") in WATCHED for e in events):
+    if not any(e.get("kind") in kinds.TABLE_EVENTS
+               or (e.get("kind") == ARRIVING and e.get("connected")) for e in events):
         return
     try:
         with transaction.atomic():  # a savepoint: a failure here never fails the move
