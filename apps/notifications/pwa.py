@@ -17,7 +17,7 @@ THEME = "#1f6f4a"
 BACKGROUND = "#f6f3ea"
 
 
-@cache_control(max_age=3600, public=True)
+@cache_control(max_age=3600, private=True)  # in the reader's language
 def manifest(request: HttpRequest) -> JsonResponse:
     icons = [{"src": static(f"icons/{name}-{size}.png"), "sizes": f"{size}x{size}",
               "type": "image/png", "purpose": purpose}
@@ -44,7 +44,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@cache_control(max_age=3600, public=True)
+@cache_control(max_age=3600, private=True)  # in the reader's language
 def offline(request: HttpRequest) -> HttpResponse:
     """No person's data on it: the worker keeps it for when the network is gone."""
     return render(request, "notifications/offline.html")

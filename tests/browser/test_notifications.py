@@ -31,7 +31,7 @@ import pytest
 
 from tests.notifications.conftest import Browser, Mailbox, PushService, b64url
 
-from .test_table_page import ARGS, SHOTS
+from .test_table_page import ARGS, SHOTS, axe_check
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.postgres,
               pytest.mark.django_db(transaction=True),
@@ -173,6 +173,12 @@ def test_the_site_installs_shows_a_push_and_the_bell_follows_live(site, tmp_path
             wait_for(lambda: bell_count(page) == "1", 30, "the bell's count")
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / "notifications-bell-1280x800.png"))
+            page.goto(f"{site.base}/notifications/")
+            assert "bea wants to be your friend" in page.inner_text("main")
+            axe_check(page, "notifications")
+            page.goto(f"{site.base}/accounts/profile/")
+            axe_check(page, "profile with the notifications' choices")
+            page.goto(f"{site.base}/")
 
             # A push delivered to the worker shows its notification, with its link.
             rid, workers = registration_id(page, site)
@@ -333,6 +339,7 @@ def test_done_when_push_and_one_mail_none_while_looking_and_unsubscribe(site, sm
             wait_for(lambda: page.inner_text("#push-status") == "This device will be notified.",
                      20, "the device subscribed")
             assert PushSubscription.objects.get().user_id == member.pk
+            assert page.is_hidden("#push-on") and page.is_visible("#push-off")
             # E-mail on for the kind, on the profile (and this device: on by default for a
             # turn, not for a match over).
             for channel in ("email", "push"):
