@@ -5,7 +5,9 @@ and push nobody active a moment ago (docs/notifications.md).
 Cheap by design: each process remembers when it last wrote each person's moment and writes
 again only ``ACTIVITY_WRITE_SECONDS`` later, so a person busy on the site costs one UPDATE
 every half minute or so per process, and a request whose profile was loaded anyway (the
-language middleware) costs nothing when the row is recent.
+language middleware) costs nothing when the row is recent. The sockets only :func:`note` a
+person (no query on a move's path); the web process's heartbeat (``apps.realtime.hub``)
+writes everyone noted since its last beat in one statement (:func:`flush`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .models import Profile
 #: user id -> time.monotonic() of this process's last write. Bounded: emptied when full.
 _written: dict[int, float] = {}
 _KEEP = 10_000
+#: People noted by the sockets since the heartbeat's last flush.
+_pending: set[int] = set()
 
 
 def _every() -> float:
@@ -45,6 +49,26 @@ def seen(user_id: int, *, last: datetime | None = None, now: datetime | None = N
     Profile.objects.filter(user_id=user_id).update(last_active_at=now)
     _remember(user_id)
     return True
+
+
+def note(user_id: int) -> None:
+    """A socket frame of ``user_id``'s: written by the next :func:`flush` (no query here)."""
+    if due(user_id):
+        _pending.add(user_id)
+        _remember(user_id)
+
+
+def pending() -> bool:
+    return bool(_pending)
+
+
+def flush(*, now: datetime | None = None) -> int:
+    """Write the moment of everyone noted since the last flush, in one statement."""
+    if not _pending:
+        return 0
+    ids = sorted(_pending)
+    _pending.clear()
+    return Profile.objects.filter(user_id__in=ids).update(last_active_at=now or timezone.now())
 
 
 def _remember(user_id: int) -> None:

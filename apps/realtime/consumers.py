@@ -259,7 +259,7 @@ class SafeConsumer(AsyncWebsocketConsumer):
             if name is None:
                 raise Refusal(self.unknown_code, _("Unknown message type."))
             if kind not in PASSIVE_FRAMES:
-                await self.active()
+                self.active()
             await getattr(self, name)(msg)
         except Refusal as err:
             await self.refuse(err, ref)
@@ -276,13 +276,13 @@ class SafeConsumer(AsyncWebsocketConsumer):
 
     unknown_code = "unknown"
 
-    async def active(self) -> None:
+    def active(self) -> None:
         """The person did something here (a move, a line of chat): no mail or push for them
-        now (``apps.accounts.activity``; a database call only every half minute or so)."""
+        now. Only noted: the process's heartbeat writes it (``apps.accounts.activity``), so a
+        move's path makes no query for it."""
         user = getattr(self, "user", None)
-        if user is not None and user.is_authenticated and activity.due(user.pk):
-            with contextlib.suppress(Exception):
-                await db(activity.seen, user.pk)
+        if user is not None and user.is_authenticated:
+            activity.note(user.pk)
 
     async def refuse(self, err: Refusal, ref) -> None:
         with translation.override(self.language):
