@@ -37,8 +37,11 @@ def _rows(user_id: int) -> list[dict]:
 
 @login_required
 def page(request: HttpRequest) -> HttpResponse:
+    from django.conf import settings
+
     return render(request, "notifications/list.html", {
-        "rows": _rows(request.user.pk), "unread": selectors.unread_count(request.user.pk)})
+        "rows": _rows(request.user.pk), "unread": selectors.unread_count(request.user.pk),
+        "keep_days": round(settings.NOTIFY_KEEP_DAYS)})
 
 
 @login_required
