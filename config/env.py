@@ -86,6 +86,32 @@ def parse_database_url(url: str, *, base_dir: Path | None = None) -> dict:
     raise ValueError(f"Unsupported DATABASE_URL scheme: {scheme!r}")
 
 
+EMAIL_SCHEMES = {"smtp": False, "smtps": True, "submission": False}
+
+
+def parse_email_url(url: str) -> dict:
+    """Django's SMTP settings from ``EMAIL_URL``: ``smtp://user:password@host:587`` (STARTTLS
+    unless ``?tls=0``), ``smtps://user:password@host:465`` (TLS from the first byte). The user
+    and password are URL-quoted (``%40`` for an @). Empty: {}."""
+    if not url.strip():
+        return {}
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in EMAIL_SCHEMES or not parts.hostname:
+        raise ValueError(f"EMAIL_URL must be smtp://user:password@host:port or smtps://...; "
+                         f"got scheme {scheme!r}")
+    query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+    ssl = EMAIL_SCHEMES[scheme]
+    return {
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": parts.port or (465 if ssl else 587),
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_SSL": ssl,
+        "EMAIL_USE_TLS": not ssl and query.get("tls", "1").lower() in TRUE_VALUES,
+    }
+
+
 def default_key_prefix(database: Mapping) -> str:
     """``REDIS_KEY_PREFIX`` when the environment names none: one of this site's own, made from
     its database's name, so that two sites given one Redis never share a prefix unless an

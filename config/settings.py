@@ -19,6 +19,7 @@ from config.env import (
     env_bool,
     env_list,
     parse_database_url,
+    parse_email_url,
     redis_urls,
 )
 
@@ -59,6 +60,7 @@ INSTALLED_APPS = [
     "apps.fairplay",
     "apps.tournaments",
     "apps.reviews",
+    "apps.notifications",
     "axes",
     "csp",
 ]
@@ -173,6 +175,13 @@ CELERY_BEAT_SCHEDULE: dict = {
     # Match reviews whose worker went away are started again (apps.reviews.tasks).
     "reviews-restart-stalled": {"task": "apps.reviews.tasks.restart_stalled", "schedule": 60.0,
                                 "options": {"expires": 60}},
+    # Notifications: what a lost task left (unsent, due) and tournaments about to start
+    # (apps.notifications.tasks); old ones pruned hourly.
+    "notifications-sweep": {"task": "apps.notifications.tasks.sweep",
+                            "schedule": float(os.environ.get("NOTIFY_SWEEP_SECONDS") or 10),
+                            "options": {"expires": 30}},
+    "notifications-prune": {"task": "apps.notifications.tasks.prune", "schedule": 3600.0,
+                            "options": {"expires": 3600}},
 }
 
 # Presence and the table sockets (apps.tables.services, apps.realtime.hub) ----------------
@@ -288,16 +297,70 @@ STORAGES = {
 }
 
 # E-mail ---------------------------------------------------------------------------------------
-EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+# Production: an SMTP server, EMAIL_URL=smtp://user:password@host:587 (STARTTLS) or
+# smtps://user:password@host:465 (TLS from the start), or EMAIL_HOST with EMAIL_PORT,
+# EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS / EMAIL_USE_SSL. Neither set (make run):
+# every mail is written as a file under var/mails/, so nothing needs installing.
+_email = parse_email_url(os.environ.get("EMAIL_URL", ""))
+EMAIL_HOST = _email.get("EMAIL_HOST") or os.environ.get("EMAIL_HOST", "")
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
-    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+    EMAIL_PORT = int(_email.get("EMAIL_PORT") or os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER", os.environ.get("EMAIL_HOST_USER", ""))
+    EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD",
+                                     os.environ.get("EMAIL_HOST_PASSWORD", ""))
+    EMAIL_USE_SSL = _email.get("EMAIL_USE_SSL", env_bool("EMAIL_USE_SSL", default=False))
+    EMAIL_USE_TLS = _email.get("EMAIL_USE_TLS",
+                               env_bool("EMAIL_USE_TLS", default=not EMAIL_USE_SSL))
+    #: Seconds an SMTP conversation may wait on the server before the send is tried again.
+    EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT") or 20)
 else:
-    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = VAR_DIR / "mails"
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Domino Club <noreply@localhost>")
+#: The site's address as people reach it, for the links in mails and pushes (sent by the
+#: worker, which has no request to take the host from).
+SITE_URL = (os.environ.get("SITE_URL") or f"http://127.0.0.1:{os.environ.get('PORT') or 8000}"
+            ).rstrip("/")
+
+# Notifications (docs/notifications.md): every window and limit, from the environment --------
+#: "Your turn" mails are gathered: at most one per person in this window, listing every table.
+NOTIFY_GATHER_SECONDS = float(os.environ.get("NOTIFY_GATHER_SECONDS") or 15 * 60)
+#: No mail or push to a person active on the site this recently (the bell still counts it).
+NOTIFY_ACTIVE_SECONDS = float(os.environ.get("NOTIFY_ACTIVE_SECONDS") or 2 * 60)
+#: A person's last activity is written at most this often (apps.accounts.activity).
+ACTIVITY_WRITE_SECONDS = float(os.environ.get("ACTIVITY_WRITE_SECONDS") or 30)
+#: Notifications are kept this many days, then beat deletes them.
+NOTIFY_KEEP_DAYS = float(os.environ.get("NOTIFY_KEEP_DAYS") or 30)
+#: Tries of one mail or push before it is given up; the wait before the second try, doubled
+#: at each further one, up to the cap.
+NOTIFY_MAX_ATTEMPTS = int(os.environ.get("NOTIFY_MAX_ATTEMPTS") or 6)
+NOTIFY_RETRY_SECONDS = float(os.environ.get("NOTIFY_RETRY_SECONDS") or 30)
+NOTIFY_RETRY_MAX_SECONDS = float(os.environ.get("NOTIFY_RETRY_MAX_SECONDS") or 3600)
+#: A send claimed by a worker that has not recorded its end after this long (the worker was
+#: killed) is tried again.
+NOTIFY_SEND_LEASE_SECONDS = float(os.environ.get("NOTIFY_SEND_LEASE_SECONDS") or 120)
+#: Beat's pass over what a lost task left (unsent, due), and the tournaments about to start.
+NOTIFY_SWEEP_SECONDS = float(os.environ.get("NOTIFY_SWEEP_SECONDS") or 10)
+#: "A tournament you entered starts in 5 minutes".
+NOTIFY_TOURNAMENT_LEAD_SECONDS = float(os.environ.get("NOTIFY_TOURNAMENT_LEAD_SECONDS")
+                                       or 5 * 60)
+#: Web push (VAPID, RFC 8292): `python manage.py make_vapid_keys` prints a pair. Without them
+#: push is off and the page offers no "Notify me on this device".
+VAPID_PUBLIC_KEY = os.environ.get("VAPID_PUBLIC_KEY", "")
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY", "")
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT") or "mailto:noreply@localhost"
+#: The push services a browser's subscription may name (host suffixes; the worker posts to
+#: them, so an address elsewhere, a machine of the site's own network, is refused). Chrome's,
+#: Firefox's, Safari's and Edge's by default. 127.0.0.1 in the list also lets http:// loopback
+#: endpoints in (the tests' own push service); never set it in production.
+PUSH_ENDPOINT_HOSTS = env_list("PUSH_ENDPOINT_HOSTS", [
+    "fcm.googleapis.com", "android.googleapis.com", "push.services.mozilla.com",
+    "push.apple.com", "notify.windows.com"])
+#: Seconds a push service may take to answer before the push is tried again.
+PUSH_TIMEOUT_SECONDS = float(os.environ.get("PUSH_TIMEOUT_SECONDS") or 10)
+#: How long a push service keeps a push for a browser that is offline (its TTL header).
+PUSH_TTL_SECONDS = int(os.environ.get("PUSH_TTL_SECONDS") or 24 * 3600)
 
 # Security behind a TLS-terminating proxy ------------------------------------------------------
 # SECURE_PROXY_SSL=1 says the site is served only over HTTPS by a proxy that sets
@@ -332,6 +395,9 @@ CONTENT_SECURITY_POLICY = {
         "img-src": [SELF],
         "font-src": [SELF],
         "connect-src": [SELF],
+        # The service worker (/sw.js, apps.notifications) and the web app manifest.
+        "worker-src": [SELF],
+        "manifest-src": [SELF],
         "object-src": [NONE],
         "base-uri": [NONE],
         "form-action": [SELF],

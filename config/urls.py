@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from apps.core import views as core_views
+from apps.notifications import pwa
 from apps.tables import views as table_views
 
 urlpatterns = [
@@ -19,6 +20,11 @@ urlpatterns = [
     path("", include("apps.moderation.table_urls")),
     path("tournaments/", include("apps.tournaments.urls")),
     path("", include("apps.reviews.urls")),
+    path("notifications/", include("apps.notifications.urls")),
+    # The installed app: at the root, so the worker's scope is the whole site.
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
+    path("offline/", pwa.offline, name="offline"),
 ]
 
 handler500 = "apps.core.views.server_error"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Make the site's small binary assets from code, so that their origin and licence are plain:
-the favicon (static/favicon.ico) and the table's sound effects (static/sounds/*.wav).
+the favicon (static/favicon.ico), the installed app's icons (static/icons/*.png: 192 and 512
+px, plain and maskable) and the table's sound effects (static/sounds/*.wav).
 
 Both are made here for the project (no third-party samples). Run from anywhere; the output is
 committed, so nobody needs to run this unless changing a sound or the icon:
@@ -125,6 +126,55 @@ def icon_pixels(size: int = 32) -> list[list[tuple[int, int, int, int]]]:
     return [[inside(x + 0.5, y + 0.5) for x in range(size)] for y in range(size)]
 
 
+def app_icon_pixels(size: int, *, maskable: bool) -> list[list[tuple[int, int, int, int]]]:
+    """The favicon's drawing at an app icon's size, smoothed (4 samples a pixel). A maskable
+    icon is cut to any shape by the phone: its felt fills the square and the tile shrinks into
+    the middle 80% circle that every mask keeps (the W3C's "safe zone")."""
+    scale = 0.62 if maskable else 1.0
+    base = 32.0
+    offset = (1 - scale) * base / 2
+
+    def draw(x: float, y: float) -> tuple[int, int, int, int]:
+        u, v = x / size * base, y / size * base
+        u, v = (u - offset) / scale, (v - offset) / scale
+        return _figure(u, v)
+
+    rows = []
+    for y in range(size):
+        row = []
+        for x in range(size):
+            samples = [draw(x + dx, y + dy) for dx in (0.25, 0.75) for dy in (0.25, 0.75)]
+            row.append(tuple(round(sum(c[i] for c in samples) / 4) for i in range(4)))
+        rows.append(row)
+    return rows
+
+
+def _figure(u: float, v: float) -> tuple[int, int, int, int]:
+    """The favicon's drawing at (u, v) in its own 32-unit square; felt outside it."""
+    felt, ivory, ink = (31, 111, 74, 255), (255, 253, 246, 255), (29, 42, 34, 255)
+    if 9 <= u < 23 and 2 <= v < 30:
+        if 15.5 <= v < 16.5 and 11 <= u < 21:
+            return ink
+        for cy0 in (2, 16):
+            for i in range(3):
+                px, py = 12 + 4 * i, cy0 + 3 + 4 * i
+                if (u - px) ** 2 + (v - py) ** 2 <= 1.6 ** 2:
+                    return ink
+        return ivory
+    return felt
+
+
+def write_icons(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for size in (192, 512):
+        for maskable in (False, True):
+            path = folder / f"{'maskable' if maskable else 'icon'}-{size}.png"
+            path.write_bytes(_png(size, size, app_icon_pixels(size, maskable=maskable)))
+            written.append(path)
+    return written
+
+
 def write_ico(path: Path) -> None:
     png = _png(32, 32, icon_pixels(32))
     header = struct.pack("<HHH", 0, 1, 1)
@@ -138,7 +188,8 @@ def main() -> None:
     for name, make in SOUNDS.items():
         write_wav(sounds / f"{name}.wav", make())
     write_ico(ROOT / "static" / "favicon.ico")
-    for path in sorted([*sounds.glob("*.wav"), ROOT / "static" / "favicon.ico"]):
+    icons = write_icons(ROOT / "static" / "icons")
+    for path in sorted([*sounds.glob("*.wav"), ROOT / "static" / "favicon.ico", *icons]):
         print(f"{path.relative_to(ROOT)}: {path.stat().st_size} bytes")
 
 

@@ -47,6 +47,35 @@ def _raise_stop(signum, frame):
     raise Stop(signal.Signals(signum).name)
 
 
+def _vapid_keys(env: dict, var_dir: Path) -> None:
+    """Web push needs a VAPID key pair (docs/notifications.md). Unless the environment gives
+    one, the local run makes one once and keeps it in var/vapid.json, so that "Notify me on
+    this device" works out of the box and subscriptions outlive a restart. Mails go to files
+    under var/mails/ (config/settings.py) unless EMAIL_URL or EMAIL_HOST is set."""
+    if env.get("VAPID_PUBLIC_KEY") and env.get("VAPID_PRIVATE_KEY"):
+        return
+    import base64
+    import json
+
+    path = var_dir / "vapid.json"
+    if not path.exists():
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        def b64(raw: bytes) -> str:
+            return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+        key = ec.generate_private_key(ec.SECP256R1())
+        public = key.public_key().public_bytes(serialization.Encoding.X962,
+                                               serialization.PublicFormat.UncompressedPoint)
+        path.write_text(json.dumps({
+            "VAPID_PUBLIC_KEY": b64(public),
+            "VAPID_PRIVATE_KEY": b64(key.private_numbers().private_value.to_bytes(32, "big"))}))
+        path.chmod(0o600)
+        log(f"made a VAPID key pair for web push in {path}")
+    env.update(json.loads(path.read_text()))
+
+
 def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -139,6 +168,7 @@ def main() -> int:
     env.setdefault("DEBUG", "1")
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     env["PYTHONUNBUFFERED"] = "1"
+    _vapid_keys(env, var_dir)
 
     redis_server: EmbeddedRedis | None = None
     children: dict[str, subprocess.Popen] = {}

@@ -3,6 +3,7 @@
 from django.urls import NoReverseMatch, reverse
 from django.utils import translation
 
+from apps.accounts import activity
 from apps.accounts.models import LANGUAGE_CODES
 from apps.accounts.services import ensure_profile, set_language
 
@@ -10,6 +11,9 @@ from apps.accounts.services import ensure_profile, set_language
 class ProfileLanguageMiddleware:
     """Place after AuthenticationMiddleware (and after LocaleMiddleware, which has already
     picked the language from the cookie / Accept-Language for anonymous visitors).
+
+    It also notes that the person is active (``apps.accounts.activity``: no mail or push to
+    someone using the site), from the profile row it loads anyway.
 
     It also keeps the profile in step with the site-wide language switcher: a signed-in
     player who posts to django's set_language view gets that language saved on their profile.
@@ -22,7 +26,9 @@ class ProfileLanguageMiddleware:
         user = getattr(request, "user", None)
         signed_in = user is not None and user.is_authenticated
         if signed_in:
-            language = ensure_profile(user).language
+            profile = ensure_profile(user)
+            language = profile.language
+            activity.seen(user.pk, last=profile.last_active_at)
             translation.activate(language)
             request.LANGUAGE_CODE = translation.get_language()
         response = self.get_response(request)

@@ -100,6 +100,10 @@ class Profile(models.Model):
     #: browser session, so every table, seat and move works as for anyone. Signing up turns the
     #: same row into an account; guests never signed up are deleted with their tables.
     guest = models.BooleanField(_("guest"), default=False, db_index=True)
+    #: The person's last request or socket frame on the site, written at most every
+    #: ``ACTIVITY_WRITE_SECONDS`` (``apps.accounts.activity``): no mail or push goes to a
+    #: person active a moment ago (docs/notifications.md).
+    last_active_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("profile")

@@ -22,6 +22,7 @@ from apps.tables import services as tables
 from apps.tables.models import Connection, Seat
 from apps.tables.state import display_name as name_of
 
+from . import events
 from .models import Block, Friendship, UsualPartner
 from .selectors import are_friends, blocked_either_way, pair_of
 
@@ -98,7 +99,10 @@ def request_friend(*, user, display_name: str) -> Friendship:
             return _accept(pair)
         first, second = sorted((user.pk, other.pk))
         limits.count_after_commit(key, window=REQUESTS_WINDOW)
-        return Friendship.objects.create(first_id=first, second_id=second, asked_by=user)
+        row = Friendship.objects.create(first_id=first, second_id=second, asked_by=user)
+        events.send_after_commit(events.friend_requested, Friendship, request_id=row.pk,
+                                 asker_id=user.pk, asked_id=other.pk)
+        return row
 
 
 def _accept(pair: Friendship) -> Friendship:

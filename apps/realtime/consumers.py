@@ -27,6 +27,7 @@ from django.http.cookie import parse_cookie
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from apps.accounts import activity
 from apps.accounts.selectors import profile_language
 from apps.core import wire
 from apps.core.doorbell import table_group, user_group
@@ -56,6 +57,9 @@ except ImportError:  # pragma: no cover - another ASGI server
         pass
 
 log = logging.getLogger(__name__)
+
+#: Frames a page sends by itself (keep-alives, catching up): not the person's activity.
+PASSIVE_FRAMES = frozenset({"ping", "sync"})
 
 HOST_ACTIONS = ("start", "start_with_bots", "pause", "resume", "next_round", "new_match",
                 "add_bot", "remove_bot")
@@ -254,6 +258,8 @@ class SafeConsumer(AsyncWebsocketConsumer):
             name = self.handlers.get(kind) if isinstance(kind, str) else None
             if name is None:
                 raise Refusal(self.unknown_code, _("Unknown message type."))
+            if kind not in PASSIVE_FRAMES:
+                self.active()
             await getattr(self, name)(msg)
         except Refusal as err:
             await self.refuse(err, ref)
@@ -269,6 +275,14 @@ class SafeConsumer(AsyncWebsocketConsumer):
                                                     "nothing was changed.")), ref)
 
     unknown_code = "unknown"
+
+    def active(self) -> None:
+        """The person did something here (a move, a line of chat): no mail or push for them
+        now. Only noted: the process's heartbeat writes it (``apps.accounts.activity``), so a
+        move's path makes no query for it."""
+        user = getattr(self, "user", None)
+        if user is not None and user.is_authenticated:
+            activity.note(user.pk)
 
     async def refuse(self, err: Refusal, ref) -> None:
         with translation.override(self.language):

@@ -55,6 +55,7 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
 
+from apps.accounts import activity
 from apps.core import snapshots, wire
 from apps.tables.selectors import rebuilt_snapshot
 from apps.tables.services import HEARTBEAT, Lease, register_node, renew_lease
@@ -246,13 +247,20 @@ class Hub:
         while True:
             await asyncio.sleep(heartbeat_seconds())
             for step, what in ((self.renew, "presence heartbeat"),
-                               (self.check_marks, "pages' catch-up")):
+                               (self.check_marks, "pages' catch-up"),
+                               (self.write_activity, "people's activity")):
                 try:
                     await step()
                 except asyncio.CancelledError:
                     raise
                 except Exception:  # the database or Redis is away: try again next beat
                     log.warning("%s failed", what, exc_info=True)
+
+    async def write_activity(self) -> None:
+        """The people whose sockets sent frames since the last beat are active on the site
+        (no mail or push for them now: docs/notifications.md), in one statement."""
+        if activity.pending():
+            await db(activity.flush)
 
     async def renew(self) -> None:
         """One beat: renew the lease, give back the presence the sweep took from sockets that

@@ -19,7 +19,7 @@ from django.utils import timezone
 from apps.bots.review import review_budget, review_record
 from apps.tables import selectors as tables
 
-from . import child, services
+from . import child, events, services
 from .models import MatchReview
 
 log = logging.getLogger(__name__)
@@ -67,8 +67,13 @@ def run(review_id: int, attempt: int) -> str:
     if not result.get("ok"):
         return _store(review_id, attempt, status=MatchReview.Status.FAILED,
                       error=str(result.get("error", "not ok"))[:200])
-    return _store(review_id, attempt, status=MatchReview.Status.DONE, result=result,
-                  done=progress.total, total=progress.total)
+    stored = _store(review_id, attempt, status=MatchReview.Status.DONE, result=result,
+                    done=progress.total, total=progress.total)
+    if stored == MatchReview.Status.DONE:
+        events.review_done.send(sender=MatchReview, review_id=review_id,
+                                table_id=match.table_id, code=match.table.code,
+                                number=match.number, requested_by_id=review.requested_by_id)
+    return stored
 
 
 def compute(record: dict, seed: int, progress: _Progress) -> dict:

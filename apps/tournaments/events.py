@@ -9,6 +9,10 @@ from django.dispatch import Signal
 #: invitation shows on the tournament page and the home page already; a listener announces it.
 partner_invited = Signal()
 
+#: A round's table opened for a game: ``tournament_id``, ``game_id``, ``table_id``, ``code``,
+#: ``name`` (the table's) and ``user_ids`` (the game's people), sent after the commit.
+table_ready = Signal()
+
 
 def send_after_commit(signal: Signal, sender, **kwargs) -> None:
     transaction.on_commit(lambda: signal.send(sender=sender, **kwargs))

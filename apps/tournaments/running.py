@@ -30,7 +30,7 @@ from apps.core.errors import ServiceError
 from apps.tables import services as tables
 from apps.tables.models import Match, Table
 
-from . import notify, pairing
+from . import events, notify, pairing
 from .models import Entrant, Game, Round, Tournament
 from .selectors import has_champion, places, seat_order, seeded_teams, swiss_results
 
@@ -122,6 +122,9 @@ def _open(tournament: Tournament, game: Game, *, now: datetime) -> None:
     game.save(update_fields=["table", "opened_at"])
     for person in people[1:]:
         tables.join_table(user=person, table_id=table.pk)
+    events.send_after_commit(events.table_ready, Game, tournament_id=tournament.pk,
+                             game_id=game.pk, table_id=table.pk, code=table.code,
+                             name=table.name, user_ids=[p.pk for p in people])
 
 
 # -- what the tables tell -------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from apps.accounts.selectors import user_by_display_name
 from apps.core.doorbell import user_notified
 from apps.core.errors import ServiceError
 
-from .. import hooks
+from .. import events, hooks
 from ..models import (
     Invitation,
     Seat,
@@ -210,6 +210,9 @@ def invite(*, user, table_id: int, display_name: str) -> Invitation:
             table=table, invitee=invitee, defaults={"inviter": user})
     if user.pk not in hooks.hidden_from(invitee.pk):  # blocked: kept, never shown
         transaction.on_commit(lambda: _ring_user(invitee.pk, table))
+        transaction.on_commit(lambda: events.invited.send(
+            sender=Invitation, invitation_id=invitation.pk, table_id=table.pk,
+            code=table.code, name=table.name, inviter_id=user.pk, invitee_id=invitee.pk))
     return invitation
 
 
