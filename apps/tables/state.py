@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -225,8 +225,27 @@ def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[di
             # Left during the round: a bot plays the hand out, and the seat frees at its end.
             "leaving": bool(seat.leaving and user is not None),
             "team": seat.index % 2 if partners else None,
+            # Turn-based: timeouts in a row this match, a stand-in to the match's end, and
+            # a vacation's end (ms) while the table's clock stops for it.
+            "timeouts": seat.timeouts,
+            "forfeited": bool(seat.forfeited and user is not None),
+            "vacation_until": _vacation_until(table, user),
         })
     return out
+
+
+def _vacation_until(table: Table, user) -> int | None:
+    if user is None or not table.turn_based or not table.vacation_allowed:
+        return None
+    until = getattr(getattr(user, "profile", None), "vacation_until", None)
+    return _ms(until) if until is not None and until > timezone.now() else None
+
+
+def _rematch_of(offer: dict | None) -> dict | None:
+    """The rematch offered (seats' people who accepted), without anything server side."""
+    if not offer:
+        return None
+    return {"match": offer.get("match"), "accepted": list(offer.get("accepted", []))}
 
 
 #: Events after which the watcher count is the previous version's: none of them seats, unseats
@@ -297,6 +316,13 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
             "quick": table.quick, "fill_at": _ms(table.fill_at),
             "bot_filled": table.bot_filled,
             "watchers_allowed": table.watchers_allowed,
+            # Turn-based tables (docs/turn-based.md): the time per move, and the host's
+            # number of timeouts in a row before a stand-in takes the seat.
+            "pace": table.pace, "move_seconds": table.move_seconds,
+            "timeouts_to_standin": table.timeouts_to_standin,
+            "vacation_allowed": table.vacation_allowed,
+            "adjourned_at": _ms(table.adjourned_at),
+            "rematch": _rematch_of(table.rematch),
         },
         "watchers": watchers,
         "seats": seat_list,

@@ -1,0 +1,222 @@
+"""Turn-based tables through the services: their own per-move deadline in the database, no
+presence rules, timeouts that play first-fit and hand the seat to a stand-in, the events, and
+an outage that moves the clocks on (docs/turn-based.md)."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from apps.fairplay.models import Record
+from apps.rules.tiles import NAMES
+from apps.tables import services
+from apps.tables.models import BeatMark, Move, Seat, Table, TableEvent
+from apps.tables.services import NotDue, ServiceError, outage
+
+from .conftest import play_random_move, position, seat_user
+
+DAY = 86400
+
+
+def fresh(table: Table) -> Table:
+    return Table.objects.get(pk=table.pk)
+
+
+def events_of(table: Table, kind: str) -> list[dict]:
+    return [e for row in TableEvent.objects.filter(table=table).order_by("version")
+            for e in row.events if e.get("kind") == kind]
+
+
+@pytest.fixture
+def turn_table(people):
+    """partners, turn-based, a day per move, four people who never open the page."""
+    table = services.create_table(host=people["host"], preset="partners", pace="turn",
+                                  move_seconds=DAY)
+    for name in ("ana", "bea", "caio"):
+        services.join_table(user=people[name], table_id=table.pk, code=table.code)
+    services.start_match(user=people["host"], table_id=table.pk)
+    return fresh(table)
+
+
+def test_a_turn_based_table_has_a_day_per_move_and_says_whose_turn_it_is(turn_table):
+    table = turn_table
+    assert table.pace == "turn" and table.person_clock
+    assert table.turn_deadline - table.turn_started_at == timedelta(days=1)
+    assert set(Seat.objects.filter(table=table).values_list("turn_based", flat=True)) == {True}
+    engine, _rnd, _ply = position(table)
+    turn = events_of(table, "turn")[-1]
+    assert turn["seat"] == engine.current.turn
+    assert turn["user"] == seat_user(table, engine.current.turn).pk
+    assert turn["deadline"] == table.turn_deadline.isoformat()
+
+
+def test_the_time_per_move_is_one_of_the_choices(people):
+    with pytest.raises(ServiceError) as err:
+        services.create_table(host=people["host"], preset="partners", pace="turn",
+                              move_seconds=120)
+    assert err.value.code == "bad_options"
+    with pytest.raises(ServiceError):
+        services.create_table(host=people["host"], preset="partners", pace="turn",
+                              move_seconds=DAY, timeouts_to_standin=6)
+    assert not Table.objects.exists()
+
+
+def test_the_choices_come_from_the_settings(people, settings):
+    settings.TURN_BASED_MOVE_SECONDS = (60,)
+    table = services.create_table(host=people["host"], preset="block", players=2, pace="turn",
+                                  move_seconds=60)
+    assert table.move_seconds == 60
+
+
+def test_nobody_at_the_page_never_pauses_closes_or_stands_in(turn_table, people):
+    table = turn_table
+    for seat in table.seats.all():
+        services.connect(user=seat.user, table_id=table.pk, channel_name=f"c{seat.index}")
+    for seat in table.seats.all():
+        services.disconnect(channel_name=f"c{seat.index}")
+    table = fresh(table)
+    assert not table.paused and table.empty_since is None
+    later = timezone.now() + timedelta(hours=20)
+    done = services.sweep(now=later)
+    assert done["standins"] == 0 and done["closed"] == 0 and done["deadlines"] == 0
+    table = fresh(table)
+    assert table.state == Table.State.PLAYING and not table.paused
+    assert not Seat.objects.filter(table=table, standin=True).exists()
+
+
+def test_a_timeout_plays_the_first_tile_that_fits_and_says_so(turn_table):
+    table = turn_table
+    engine, rnd, ply = position(table)
+    first = engine.current.legal()[0]
+    with pytest.raises(NotDue):
+        services.act_on_deadline(table_id=table.pk, round_number=rnd, ply=ply,
+                                 now=table.turn_deadline - timedelta(minutes=1))
+    services.act_on_deadline(table_id=table.pk, round_number=rnd, ply=ply,
+                             now=table.turn_deadline)
+    move = Move.objects.get()
+    assert move.by == Move.By.TABLE and move.tile == NAMES[first[0]]
+    timeout = events_of(table, "timeout")
+    assert timeout == [{"kind": "timeout", "seat": move.seat, "user":
+                        seat_user(table, move.seat).pk, "count": 1, "limit": 3}]
+
+
+def _play_until_timeouts(table: Table, victim: int, wanted: int, rng: random.Random) -> None:
+    """Everyone but seat ``victim`` plays; the victim's time runs out each turn."""
+    timed_out = 0
+    for _step in range(400):
+        table = fresh(table)
+        engine, rnd, ply = position(table)
+        if engine.current is None:
+            services.act_on_deadline(table_id=table.pk, now=table.turn_deadline)
+            continue
+        seat = table.seats.get(index=engine.current.turn)
+        if seat.index == victim and not seat.standin:
+            services.act_on_deadline(table_id=table.pk, round_number=rnd, ply=ply,
+                                     now=table.turn_deadline)
+            timed_out += 1
+            if timed_out == wanted:
+                return
+        elif seat.played_by_bot:
+            services.act_on_deadline(table_id=table.pk, now=table.turn_deadline)
+        else:
+            play_random_move(table, rng)
+    raise AssertionError("the victim never timed out enough")
+
+
+def test_three_timeouts_in_a_row_hand_the_seat_to_a_stand_in_and_count_as_abandoned(
+        turn_table):
+    table = turn_table
+    victim = 1
+    user = seat_user(table, victim)
+    _play_until_timeouts(table, victim, 2, random.Random(3))
+    assert not Seat.objects.get(table=table, index=victim).standin
+    _play_until_timeouts(table, victim, 1, random.Random(4))
+    seat = Seat.objects.get(table=table, index=victim)
+    assert seat.standin and seat.forfeited and seat.timeouts == 3
+    assert events_of(table, "seat_to_standin") == [
+        {"kind": "seat_to_standin", "seat": victim, "user": user.pk, "timeouts": 3}]
+    assert Record.objects.get(user=user).abandoned == 1
+    # Opening the page does not take the seat back, nor may they move: a bot plays it out.
+    services.connect(user=user, table_id=table.pk, channel_name="back")
+    assert Seat.objects.get(table=table, index=victim).standin
+    with pytest.raises(ServiceError) as err:
+        services.play_move(user=user, table_id=table.pk, round_number=0, ply=0, tile="6-6")
+    assert err.value.code == "standin"
+
+
+def test_a_move_of_ones_own_starts_the_count_again(turn_table):
+    table = turn_table
+    victim = 2
+    _play_until_timeouts(table, victim, 2, random.Random(5))
+    assert Seat.objects.get(table=table, index=victim).timeouts == 2
+    for _step in range(200):
+        table = fresh(table)
+        engine, rnd, ply = position(table)
+        if engine.current is None:
+            services.act_on_deadline(table_id=table.pk, now=table.turn_deadline)
+            continue
+        turn = engine.current.turn
+        play_random_move(table, random.Random(turn))
+        if turn == victim:
+            break
+    assert Seat.objects.get(table=table, index=victim).timeouts == 0
+
+
+def test_live_tables_keep_their_rules(people):
+    table = services.create_table(host=people["host"], preset="partners", public=True)
+    for name in ("ana", "bea", "caio"):
+        services.join_table(user=people[name], table_id=table.pk)
+    services.start_match(user=people["host"], table_id=table.pk)
+    table = fresh(table)
+    assert table.pace == "live" and not table.person_clock
+    assert not events_of(table, "turn")
+
+
+def test_an_outage_moves_every_turn_based_clock_on_by_its_length(turn_table, people):
+    table = turn_table
+    before = table.turn_deadline
+    now = timezone.now()
+    assert outage.note_beat(now=now) is None
+    assert outage.note_beat(now=now + timedelta(seconds=1)) is None
+    gap = outage.note_beat(now=now + timedelta(hours=2))
+    assert gap == timedelta(hours=2) - timedelta(seconds=1)
+    table = fresh(table)
+    assert table.turn_deadline == before + gap
+    # Arming the clock again (a rename bumps the version) keeps the new deadline.
+    services.rename_table(user=people["host"], table_id=table.pk, name="Later")
+    assert fresh(table).turn_deadline == before + gap
+
+
+def test_a_timer_while_beat_is_silent_leaves_the_timeout_to_the_sweep(turn_table):
+    table = turn_table
+    deadline = table.turn_deadline
+    BeatMark.objects.create(name="sweep", seen_at=deadline - timedelta(minutes=10))
+    with pytest.raises(NotDue):
+        services.act_on_deadline(table_id=table.pk, now=deadline + timedelta(seconds=1))
+    assert not Move.objects.exists()
+    # Beat comes back: the ten minutes were an outage; the move is played ten minutes later,
+    # once.
+    assert services.sweep(now=deadline + timedelta(seconds=1))["deadlines"] == 0
+    table = fresh(table)
+    assert table.turn_deadline == deadline + timedelta(minutes=10, seconds=1)
+    # (Beat ran every second since: its mark is recent.)
+    BeatMark.objects.update(seen_at=table.turn_deadline)
+    done = services.sweep(now=table.turn_deadline + timedelta(seconds=1))
+    assert done["deadlines"] == 1 and Move.objects.count() == 1
+
+
+def test_the_create_form_opens_a_turn_based_table(client, people):
+    from django.urls import reverse
+
+    client.force_login(people["host"])
+    page = client.get(reverse("tables:create")).content.decode()
+    assert 'value="turn"' in page and "1 day per move" in page
+    client.post(reverse("tables:create"), {
+        "preset": "partners", "bot_level": "medium", "bot_think_ms": "1000", "pace": "turn",
+        "move_seconds": "28800", "timeouts_to_standin": "2"})
+    table = Table.objects.get()
+    assert (table.pace, table.move_seconds, table.timeouts_to_standin) == ("turn", 28800, 2)
+    assert table.options.get("turn_seconds") is None
