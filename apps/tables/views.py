@@ -37,6 +37,7 @@ from .forms import (
     TableNameForm,
 )
 from .models import Table
+from .mygames import page_words
 
 #: Wrong invite codes allowed per signed-in user and per address in a window.
 CODE_FAILURES_LIMIT = 10
@@ -268,6 +269,7 @@ def _preferences(user) -> dict:
 def _js_strings() -> dict:
     """Every word table.js shows, in the page's language."""
     return {
+        **page_words(),
         "numbers": selectors.number_words(),
         "resumed": _("The game goes on."),
         "standin": _("played by a bot"),

@@ -220,3 +220,35 @@ def test_the_create_form_opens_a_turn_based_table(client, people):
     table = Table.objects.get()
     assert (table.pace, table.move_seconds, table.timeouts_to_standin) == ("turn", 28800, 2)
     assert table.options.get("turn_seconds") is None
+
+
+def test_my_games_lists_the_unfinished_matches_your_move_first(turn_table, people, client):
+    from django.urls import reverse
+
+    from apps.tables.mygames import my_games, next_game
+
+    live = services.create_table(host=people["host"], preset="block", players=2)
+    services.join_table(user=people["ana"], table_id=live.pk, code=live.code)
+    engine, _rnd, _ply = position(turn_table)
+    mover = seat_user(turn_table, engine.current.turn)
+    rows = my_games(user=mover)
+    assert [r["code"] for r in rows][0] == turn_table.code
+    first = rows[0]
+    assert first["your_move"] and first["pace"] == "turn"
+    assert 86300 < first["left_seconds"] <= 86400
+    other = next(u for u in (people["host"], people["ana"], people["bea"], people["caio"])
+                 if u != mover)
+    theirs = next(r for r in my_games(user=other) if r["code"] == turn_table.code)
+    assert not theirs["your_move"] and theirs["to_play"]
+    # The next game where it's your move: this one, unless you are at it.
+    assert next_game(user=mover)["code"] == turn_table.code
+    assert next_game(user=mover, after_table_id=turn_table.pk) is None
+    client.force_login(mover)
+    page = client.get(reverse("tables:games")).content.decode()
+    assert "Your move" in page and turn_table.code in page
+    assert client.get(reverse("tables:next_game_json") + f"?from={turn_table.pk}").json() == {
+        "url": None, "name": None}
+    assert client.get(reverse("tables:next_game_json")).json()["url"] == reverse(
+        "tables:table", args=[turn_table.code])
+    response = client.get(reverse("tables:next_game") + f"?from={turn_table.pk}")
+    assert response.status_code == 302 and response.url == reverse("tables:games")

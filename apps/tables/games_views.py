@@ -1,0 +1,45 @@
+"""My games, the next game waiting for a person's move, and what turn-based play adds to the
+table pages (vacation, adjourning, rematch): authenticate, call one service or selector."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from .mygames import my_games, next_game
+
+
+def _after(request) -> int | None:
+    value = request.GET.get("from", "")
+    return int(value) if value.isdigit() else None
+
+
+@login_required
+@require_GET
+def games(request):
+    return render(request, "tables/my_games.html", {"rows": my_games(user=request.user)})
+
+
+@login_required
+@require_GET
+def next_game_page(request):
+    """"Next game where it's your move": there, or back to My games when there is none."""
+    row = next_game(user=request.user, after_table_id=_after(request))
+    if row is None:
+        messages.info(request, _("No other game is waiting for your move."))
+        return redirect("tables:games")
+    return redirect("tables:table", code=row["code"])
+
+
+@login_required
+@require_GET
+def next_game_json(request):
+    """The table page asks after a move: the next game's address, or null (no button)."""
+    row = next_game(user=request.user, after_table_id=_after(request))
+    url = reverse("tables:table", args=[row["code"]]) if row else None
+    return JsonResponse({"url": url, "name": row["name"] if row else None})
