@@ -9,14 +9,36 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from apps.core.errors import ServiceError
+
+from . import services
 from .mygames import my_games, next_game
 
 
 def _after(request) -> int | None:
     value = request.GET.get("from", "")
     return int(value) if value.isdigit() else None
+
+
+@login_required
+@require_POST
+def vacation(request):
+    """Start a vacation of the days asked, or stop the one under way (the profile's form)."""
+    try:
+        if request.POST.get("action") == "stop":
+            services.stop_vacation(user=request.user)
+            messages.success(request, _("Welcome back: your clocks run again."))
+        else:
+            days = request.POST.get("days", "")
+            services.start_vacation(user=request.user,
+                                    days=int(days) if days.isdigit() else 0)
+            messages.success(request, _("Enjoy your vacation: your clocks at turn-based tables "
+                                        "are stopped."))
+    except ServiceError as err:
+        messages.error(request, err.message)
+    return redirect(reverse("accounts:profile") + "#vacation")
 
 
 @login_required

@@ -12,6 +12,7 @@ urlpatterns = [
     path("games/", games_views.games, name="games"),
     path("games/next/", games_views.next_game_page, name="next_game"),
     path("games/next.json", games_views.next_game_json, name="next_game_json"),
+    path("games/vacation/", games_views.vacation, name="vacation"),
     path("practice/", views.practice, name="practice"),
     path("t/<str:code>/", views.table_page, name="table"),
     path("t/<str:code>/join/", views.join, name="join"),

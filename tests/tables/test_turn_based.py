@@ -252,3 +252,63 @@ def test_my_games_lists_the_unfinished_matches_your_move_first(turn_table, peopl
         "tables:table", args=[turn_table.code])
     response = client.get(reverse("tables:next_game") + f"?from={turn_table.pk}")
     assert response.status_code == 302 and response.url == reverse("tables:games")
+
+
+def test_a_vacation_stops_the_clock_and_gives_back_the_time_left(turn_table, people):
+    table = turn_table
+    engine, rnd, ply = position(table)
+    mover = seat_user(table, engine.current.turn)
+    deadline = table.turn_deadline
+    start = timezone.now()
+    services.start_vacation(user=mover, days=3, now=start)
+    table = fresh(table)
+    # Stopped from the vacation's start to its end: three more days.
+    assert table.turn_deadline == deadline + timedelta(days=3)
+    vacation = events_of(table, "vacation")[-1]
+    assert vacation["user"] == mover.pk and vacation["until"]
+    assert events_of(table, "turn")[-1]["deadline"] == table.turn_deadline.isoformat()
+    with pytest.raises(NotDue):
+        services.act_on_deadline(table_id=table.pk, now=deadline + timedelta(hours=1))
+    with pytest.raises(ServiceError) as err:
+        services.start_vacation(user=mover, days=1)
+    assert err.value.code == "on_vacation"
+    # Back after one day: the clock runs again with the day it had left.
+    back = start + timedelta(days=1)
+    services.stop_vacation(user=mover, now=back)
+    table = fresh(table)
+    assert table.turn_deadline == deadline + (back - start)
+    mover.profile.refresh_from_db()
+    assert services.vacation_left(mover.profile, back) == timedelta(days=13)
+    # A second vacation later keeps the first one's stop for this same turn.
+    services.start_vacation(user=mover, days=1, now=back + timedelta(hours=1))
+    assert fresh(table).turn_deadline == deadline + (back - start) + timedelta(days=1)
+
+
+def test_the_allowance_is_14_days_a_year_and_a_table_may_not_allow_vacation(people):
+    table = services.create_table(host=people["host"], preset="block", players=2, pace="turn",
+                                  move_seconds=DAY, vacation_allowed=False)
+    services.join_table(user=people["ana"], table_id=table.pk, code=table.code)
+    services.start_match(user=people["host"], table_id=table.pk)
+    table = fresh(table)
+    deadline = table.turn_deadline
+    with pytest.raises(ServiceError) as err:
+        services.start_vacation(user=people["host"], days=15)
+    assert err.value.code == "bad_vacation"
+    services.start_vacation(user=people["host"], days=14)
+    services.start_vacation(user=people["ana"], days=14)
+    assert fresh(table).turn_deadline == deadline
+
+
+def test_vacation_is_started_and_stopped_on_the_profile(client, people):
+    from django.urls import reverse
+
+    client.force_login(people["ana"])
+    page = client.get(reverse("accounts:profile")).content.decode()
+    assert 'id="vacation"' in page and "14 days left" in page
+    client.post(reverse("tables:vacation"), {"days": "2"})
+    people["ana"].profile.refresh_from_db()
+    assert services.on_vacation(people["ana"].profile, timezone.now())
+    assert "You are on vacation until" in client.get(reverse("accounts:profile")).content.decode()
+    client.post(reverse("tables:vacation"), {"action": "stop"})
+    people["ana"].profile.refresh_from_db()
+    assert not services.on_vacation(people["ana"].profile, timezone.now())

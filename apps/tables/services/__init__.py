@@ -100,6 +100,12 @@ from .sweep import (
     prune_table_events,
     sweep,
 )
+from .vacation import (
+    on_vacation,
+    start_vacation,
+    stop_vacation,
+    vacation_left,
+)
 
 __all__ = [
     "AUTO_PASS_PRESETS",
@@ -168,4 +174,8 @@ __all__ = [
     "sweep",
     "touch",
     "update_by_staff",
+    "on_vacation",
+    "start_vacation",
+    "stop_vacation",
+    "vacation_left",
 ]
