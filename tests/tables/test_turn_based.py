@@ -312,3 +312,35 @@ def test_vacation_is_started_and_stopped_on_the_profile(client, people):
     client.post(reverse("tables:vacation"), {"action": "stop"})
     people["ana"].profile.refresh_from_db()
     assert not services.on_vacation(people["ana"].profile, timezone.now())
+
+
+def test_unfinished_turn_based_matches_are_limited_plus_one_per_finished(people, settings):
+    settings.TURN_BASED_UNFINISHED_BASE = 2
+    settings.TURN_BASED_UNFINISHED_MAX = 3
+    host, ana = people["host"], people["ana"]
+
+    def open_one(user):
+        return services.create_table(host=user, preset="block", players=2, pace="turn",
+                                     move_seconds=DAY)
+
+    first = open_one(host)
+    open_one(host)
+    with pytest.raises(ServiceError) as err:
+        open_one(host)
+    assert err.value.code == "too_many_matches"
+    assert "2 unfinished turn-based matches" in err.value.message
+    # Sitting down counts the same; live tables do not count.
+    open_one(ana)
+    open_one(ana)
+    with pytest.raises(ServiceError):
+        services.join_table(user=ana, table_id=first.pk, code=first.code)
+    services.create_table(host=ana, preset="block", players=2)
+    # One finished turn-based match allows one more, up to the most.
+    ana.profile.turn_based_finished = 5
+    ana.profile.save()
+    from django.contrib.auth import get_user_model
+
+    ana = get_user_model().objects.get(pk=ana.pk)
+    services.join_table(user=ana, table_id=first.pk, code=first.code)
+    with pytest.raises(ServiceError):
+        open_one(ana)
