@@ -200,6 +200,8 @@ TURN_BASED_VACATION_DAYS = float(os.environ.get("TURN_BASED_VACATION_DAYS") or 0
 TURN_BASED_UNFINISHED_BASE = int(os.environ.get("TURN_BASED_UNFINISHED_BASE") or 0) or None
 TURN_BASED_UNFINISHED_MAX = int(os.environ.get("TURN_BASED_UNFINISHED_MAX") or 0) or None
 ADJOURNED_DAYS = float(os.environ.get("ADJOURNED_DAYS") or 0) or None
+TURN_BASED_QUICK_FILL_SECONDS = (float(os.environ["TURN_BASED_QUICK_FILL_SECONDS"])
+                                 if os.environ.get("TURN_BASED_QUICK_FILL_SECONDS") else None)
 TURN_BASED_OUTAGE_SECONDS = (float(os.environ["TURN_BASED_OUTAGE_SECONDS"])
                              if os.environ.get("TURN_BASED_OUTAGE_SECONDS") else None)
 # Quick play ("Online", seed 003): how long a table opened by "play now" waits for people

@@ -170,11 +170,29 @@ class QuickPlayForm(forms.Form):
         label=_("Players"), required=False, coerce=int, empty_value=None, initial="4",
         choices=[("2", "2"), ("3", "3"), ("4", "4")],
         help_text=_("Draw, block, all fives and tranca: 2, 3 or 4 players."))
+    pace = forms.ChoiceField(label=_("Pace"), choices=PACE_CHOICES, initial=LIVE,
+                             required=False, widget=forms.RadioSelect)
+    move_seconds = forms.TypedChoiceField(label=_("Time per move (turn-based)"),
+                                          required=False, coerce=int, empty_value=None,
+                                          choices=())
+    allow_bots = forms.BooleanField(
+        label=_("Bots may fill the free seats (turn-based)"), required=False,
+        help_text=_("Unticked, the match starts only when people have taken every seat."))
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = move_seconds_choices()
+        self.fields["move_seconds"].choices = [(s, move_time_label(s)) for s in choices]
+        self.fields["move_seconds"].initial = 86400 if 86400 in choices else choices[0]
 
     def service_kwargs(self) -> dict:
         data = self.cleaned_data
         # The four-player games ignore the field (a browser without JS still sends it).
         players = None if data["preset"] in FOUR_ONLY else data.get("players")
+        if data.get("pace") == TURN:
+            return {"preset": data["preset"], "players": players,
+                    "move_seconds": data.get("move_seconds") or move_seconds_choices()[0],
+                    "allow_bots": data.get("allow_bots", False)}
         return {"preset": data["preset"], "players": players}
 
 

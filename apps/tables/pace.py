@@ -34,6 +34,9 @@ UNFINISHED_BASE = 20
 UNFINISHED_MAX = 50
 #: An adjourned match whose host has not resumed it this long ends without counting.
 ADJOURNED_DAYS = 30
+#: A turn-based "play now" table whose host allowed bots waits this long for people before
+#: bots take the free seats.
+QUICK_FILL_SECONDS = 3600
 #: A gap this long between two beats is an outage: every person's clock at a turn-based table
 #: is moved on by the gap (as Lichess does after a restart).
 OUTAGE_SECONDS = 30
@@ -57,6 +60,11 @@ def unfinished_max() -> int:
 
 def adjourned_limit() -> timedelta:
     return timedelta(days=float(getattr(settings, "ADJOURNED_DAYS", None) or ADJOURNED_DAYS))
+
+
+def quick_fill_wait() -> timedelta:
+    seconds = getattr(settings, "TURN_BASED_QUICK_FILL_SECONDS", None)
+    return timedelta(seconds=QUICK_FILL_SECONDS if seconds is None else float(seconds))
 
 
 def outage_threshold() -> timedelta:

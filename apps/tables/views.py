@@ -160,7 +160,10 @@ def _enter_code(request, form: CodeForm):
 
 @require_GET
 def lobby(request):
-    return render(request, "tables/lobby.html", {"rows": selectors.lobby_rows()})
+    rows = selectors.lobby_rows()
+    return render(request, "tables/lobby.html", {
+        "rows": [r for r in rows if r["pace"] != "turn"],
+        "turn_rows": [r for r in rows if r["pace"] == "turn"]})
 
 
 @account_required

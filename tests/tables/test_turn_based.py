@@ -344,3 +344,42 @@ def test_unfinished_turn_based_matches_are_limited_plus_one_per_finished(people,
     services.join_table(user=ana, table_id=first.pk, code=first.code)
     with pytest.raises(ServiceError):
         open_one(ana)
+
+
+def test_play_now_turn_based_seats_people_who_want_the_same_game_and_time(people, client):
+    from django.urls import reverse
+
+    host, ana, bea = people["host"], people["ana"], people["bea"]
+    first = services.quick_play(user=host, preset="block", players=2, move_seconds=DAY,
+                                allow_bots=False)
+    assert first.pace == "turn" and first.quick and first.fill_at is None
+    # Another time per move is another game; the same one seats them together and starts.
+    other = services.quick_play(user=ana, preset="block", players=2, move_seconds=3600,
+                                allow_bots=False)
+    assert other.pk != first.pk
+    # The lobby lists turn-based tables apart.
+    client.force_login(bea)
+    page = client.get(reverse("tables:lobby")).content.decode()
+    live_part, turn_part = page.split('id="turn-based"')
+    assert first.code in turn_part and first.code not in live_part
+    assert "1 day per move" in turn_part
+    client.post(reverse("tables:quick_play"), {"preset": "block", "players": "2",
+                                               "pace": "turn", "move_seconds": str(DAY)})
+    table = fresh(first)
+    assert table.state == Table.State.PLAYING
+    assert set(table.seats.values_list("user__username", flat=True)) == {"host", "bea"}
+    assert not table.seats.filter(is_bot=True).exists()
+    # Waiting at turn-based tables does not keep anyone from playing live now.
+    live = services.quick_play(user=ana, preset="partners")
+    assert live.pace == "live"
+
+
+def test_play_now_turn_based_with_bots_allowed_fills_after_the_wait(people, settings):
+    settings.TURN_BASED_QUICK_FILL_SECONDS = 60
+    table = services.quick_play(user=people["host"], preset="block", players=3,
+                                move_seconds=DAY, allow_bots=True)
+    assert table.fill_at is not None
+    services.fill_quick_table(table_id=table.pk, now=table.fill_at)
+    table = fresh(table)
+    assert table.state == Table.State.PLAYING and table.seats.filter(is_bot=True).count() == 2
+    assert not table.paused
