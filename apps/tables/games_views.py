@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from apps.core.errors import ServiceError
 
 from . import services
+from .models import Table
 from .mygames import my_games, next_game
 
 
@@ -39,6 +40,19 @@ def vacation(request):
     except ServiceError as err:
         messages.error(request, err.message)
     return redirect(reverse("accounts:profile") + "#vacation")
+
+
+@login_required
+@require_POST
+def resume(request, code: str):
+    """The host takes an adjourned match up again (My games)."""
+    table = get_object_or_404(Table, code=code.upper())
+    try:
+        services.resume_adjourned(user=request.user, table_id=table.pk)
+    except ServiceError as err:
+        messages.error(request, err.message)
+        return redirect("tables:games")
+    return redirect("tables:table", code=table.code)
 
 
 @login_required

@@ -50,6 +50,8 @@ def _row(seat: Seat, table: Table, match: Match | None, now: datetime) -> dict |
             turn = engine.current.turn
     playing = table.state == Table.State.PLAYING and not table.paused
     your_move = playing and turn == seat.index and not seat.played_by_bot
+    if table.state == Table.State.ADJOURNED:
+        your_move = table.host_id == seat.user_id  # only the host's to take up again
     if rematch:
         accepted = table.rematch.get("accepted", [])
         your_move = seat.index not in accepted
@@ -68,7 +70,7 @@ def _row(seat: Seat, table: Table, match: Match | None, now: datetime) -> dict |
         "bot_to_play": turn is not None and to_play is None,
         "deadline": deadline, "left_seconds": left, "rematch": rematch,
         "scores": list(match.scores) if match is not None else [],
-        "adjourned_at": table.adjourned_at,
+        "adjourned_at": table.adjourned_at, "is_host": table.host_id == seat.user_id,
     }
 
 

@@ -170,6 +170,8 @@ def closed_sentence(table: Table) -> str:
     if reason == "practice_expired":
         return _("Closed: a practice table lasts at most %(hours)s hours.") % {
             "hours": _practice_hours()}
+    if reason == "adjourned_expired":
+        return _("Closed: the adjourned match was not resumed in time; it does not count.")
     if reason == "unfilled":
         return _("Cancelled: the table did not fill in time.")
     if reason == "host_left":

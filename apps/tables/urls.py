@@ -13,6 +13,7 @@ urlpatterns = [
     path("games/next/", games_views.next_game_page, name="next_game"),
     path("games/next.json", games_views.next_game_json, name="next_game_json"),
     path("games/vacation/", games_views.vacation, name="vacation"),
+    path("t/<str:code>/resume/", games_views.resume, name="resume"),
     path("practice/", views.practice, name="practice"),
     path("t/<str:code>/", views.table_page, name="table"),
     path("t/<str:code>/join/", views.join, name="join"),

@@ -115,7 +115,8 @@ def join_refusal(*, table, user) -> str | None:
 #: the player who hosts it run it instead of the tournament (a pause of their own, a minimum
 #: fair-play share keeping an opponent out). The pause a table makes by itself when nobody
 #: holds it (``"empty"``) is the tables' own rule and stays.
-REFUSED_AT_TOURNAMENT_TABLES = frozenset({"match_started", "paused", "fairplay"})
+REFUSED_AT_TOURNAMENT_TABLES = frozenset({"match_started", "paused", "fairplay", "adjourned",
+                                          "rematch_offered"})
 
 
 def table_changing(*, table, seats, events: list[dict], now) -> None:
@@ -129,6 +130,10 @@ def table_changing(*, table, seats, events: list[dict], now) -> None:
     if kind == "paused":
         raise ServiceError(_("This table belongs to a tournament, which keeps its clock: it "
                              "cannot be paused."), code="tournament_table")
+    if kind in ("adjourned", "rematch_offered"):
+        raise ServiceError(_("This table belongs to a tournament, which decides when its "
+                             "matches are played: it cannot be adjourned nor offer a "
+                             "rematch."), code="tournament_table")
     if kind == "fairplay":
         raise ServiceError(_("This table belongs to a tournament, which decides who plays "
                              "here: it takes no minimum fair-play share."),

@@ -809,6 +809,8 @@ function renderHost(view) {
     buttons.push(t.paused ? host("resume", T.resume) : host("pause", T.pause, {}, "secondary"));
     if (view && state.result && state.match && !state.match.over) buttons.push(host("next_round", T.next_round));
     if (state.match && state.match.over) buttons.push(host("new_match", T.new_match));
+    // A live match may be adjourned and taken up another day (from My games).
+    else if (t.pace !== "turn" && state.match) buttons.push(host("adjourn", T.adjourn, {}, "secondary"));
   }
   box.replaceChildren(el("span", { class: "label" }, T.host_controls), ...buttons);
 }
@@ -828,6 +830,7 @@ function render() {
   const paused = $("paused");
   paused.hidden = !state.table.paused || !closed.hidden;
   paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
+  if (state.table.state === "adjourned") { paused.hidden = false; paused.textContent = T.adjourned; }
   // Taking or leaving a seat is only for a table that has not started; once the match is on,
   // leaving asks first (#leave-match), and is gone once the person's seat is leaving.
   for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";
@@ -849,7 +852,24 @@ function render() {
   renderLearning(view, me);
   renderResult(view);
   renderHost(view);
+  renderRematch(me);
   askNextGame(view, me);
+}
+
+// Rematch: once the match is over, any person seated offers it, the others accept.
+function renderRematch(me) {
+  const box = $("rematch");
+  if (!box) return;
+  const over = state.table.state === "playing" && state.match && state.match.over;
+  box.hidden = !over || me === null;
+  if (box.hidden) return;
+  const offer = state.table.rematch;
+  const accepted = offer ? offer.accepted : [];
+  const bits = [];
+  if (offer) bits.push(el("span", {}, fmt(T.rematch_waiting, { n: accepted.length, total: state.seats.length })));
+  if (accepted.includes(me)) bits.push(el("span", { class: "muted" }, T.rematch_you_accepted));
+  else bits.push(el("button", { type: "button", "data-action": "rematch", onclick: () => send({ type: "host", action: "rematch" }) }, offer ? T.rematch_accept : T.rematch));
+  box.replaceChildren(...bits);
 }
 
 // Options (auto-pass, play automatically, learning mode, tile size, speed, sounds, arranging

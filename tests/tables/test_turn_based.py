@@ -383,3 +383,132 @@ def test_play_now_turn_based_with_bots_allowed_fills_after_the_wait(people, sett
     table = fresh(table)
     assert table.state == Table.State.PLAYING and table.seats.filter(is_bot=True).count() == 2
     assert not table.paused
+
+
+@pytest.fixture
+def live_playing(full_table, people):
+    services.start_match(user=people["host"], table_id=full_table.pk)
+    rng = random.Random(7)
+    for _ in range(3):
+        play_random_move(fresh(full_table), rng)
+    return fresh(full_table)
+
+
+def _hands(table: Table):
+    engine, rnd, ply = position(table)
+    return [list(h) for h in engine.current.hands], rnd, ply
+
+
+def test_an_adjourned_live_match_resumes_at_the_same_move_with_the_same_hands(
+        live_playing, people):
+    table = live_playing
+    before = _hands(table)
+    with pytest.raises(ServiceError):
+        services.adjourn(user=people["ana"], table_id=table.pk)
+    services.adjourn(user=people["host"], table_id=table.pk)
+    table = fresh(table)
+    assert table.state == Table.State.ADJOURNED and table.turn_deadline is None
+    adjourned = events_of(table, "adjourned")[-1]
+    assert adjourned["match"] == 1 and len(adjourned["people"]) == 4
+    # Nothing is played, nobody stands in, nothing closes while it waits.
+    with pytest.raises(ServiceError):
+        play_random_move(table, random.Random(1))
+    done = services.sweep(now=timezone.now() + timedelta(days=2))
+    assert done["deadlines"] == done["standins"] == done["closed"] == 0
+    from apps.tables.mygames import my_games
+
+    row = my_games(user=people["bea"])[0]
+    assert row["state"] == "adjourned" and row["code"] == table.code
+    services.resume_adjourned(user=people["host"], table_id=table.pk)
+    table = fresh(table)
+    assert table.state == Table.State.PLAYING and _hands(table) == before
+    assert events_of(table, "resumed")[-1]["adjourned"] is True
+    # Nobody has the page open: as any live table nobody holds, it waits paused for them.
+    assert table.paused
+    for seat in table.seats.all():
+        services.connect(user=seat.user, table_id=table.pk, channel_name=f"c{seat.index}")
+    play_random_move(fresh(table), random.Random(2))
+
+
+def test_an_adjourned_match_not_resumed_in_30_days_ends_without_counting(live_playing, people):
+    from apps.fairplay.models import Stint
+
+    services.adjourn(user=people["host"], table_id=live_playing.pk)
+    later = timezone.now() + timedelta(days=30, minutes=1)
+    assert services.sweep(now=later)["adjourned_ended"] == 1
+    table = fresh(live_playing)
+    assert table.state == Table.State.CLOSED and table.closed_reason == "adjourned_expired"
+    assert set(Stint.objects.values_list("state", flat=True)) == {Stint.State.VOID}
+    assert not Record.objects.filter(abandoned__gt=0).exists()
+
+
+def test_stake_and_tournament_tables_refuse_to_adjourn_and_to_offer_a_rematch(
+        live_playing, people):
+    from apps.club.models import Stake
+
+    Stake.objects.create(table=live_playing, entry=10, fill_by=timezone.now())
+    with pytest.raises(ServiceError) as err:
+        services.adjourn(user=people["host"], table_id=live_playing.pk)
+    assert err.value.code == "stake_table"
+    assert fresh(live_playing).state == Table.State.PLAYING
+
+
+def _finish(table: Table) -> None:
+    """Play the match out (the first legal move each time, the table dealing between
+    rounds)."""
+    for _step in range(3000):
+        table = fresh(table)
+        engine, rnd, ply = position(table)
+        if engine.over:
+            return
+        if engine.current is None:
+            services.act_on_deadline(table_id=table.pk, now=table.turn_deadline)
+            continue
+        play_random_move(table, random.Random(ply))
+    raise AssertionError("the match did not end")
+
+
+def test_rematch_starts_a_new_match_once_every_person_accepted(people):
+    table = services.create_table(host=people["host"], preset="block", players=3,
+                                  allow_bots=True, options={"target": 1})
+    services.join_table(user=people["ana"], table_id=table.pk, code=table.code)
+    services.add_bot(user=people["host"], table_id=table.pk)
+    services.start_match(user=people["host"], table_id=table.pk)
+    for _step in range(300):
+        table = fresh(table)
+        engine, _rnd, _ply = position(table)
+        if engine.over:
+            break
+        seat = table.seats.get(index=engine.current.turn) if engine.current else None
+        if seat is None or seat.is_bot:
+            services.act_on_deadline(table_id=table.pk, now=table.turn_deadline)
+        else:
+            play_random_move(table, random.Random(3))
+    with pytest.raises(ServiceError):
+        services.rematch(user=people["outsider"], table_id=table.pk)
+    services.rematch(user=people["ana"], table_id=table.pk)
+    table = fresh(table)
+    assert table.rematch["accepted"] == sorted([1, 2])  # ana, and the bot at once
+    assert table.current_match.number == 1
+    with pytest.raises(ServiceError):
+        services.rematch(user=people["ana"], table_id=table.pk)
+    services.rematch(user=people["host"], table_id=table.pk)
+    table = fresh(table)
+    assert table.current_match.number == 2 and table.rematch is None
+    offered = events_of(table, "rematch_offered")[-1]
+    assert offered["seat"] == 1 and offered["people"] == [people["host"].pk]
+    assert events_of(table, "rematch_started")[-1]["match"] == 2
+
+
+def test_the_host_resumes_an_adjourned_match_from_my_games(live_playing, people, client):
+    from django.urls import reverse
+
+    services.adjourn(user=people["host"], table_id=live_playing.pk)
+    client.force_login(people["host"])
+    page = client.get(reverse("tables:games")).content.decode()
+    assert "Resume the match" in page
+    response = client.post(reverse("tables:resume", args=[live_playing.code]))
+    assert response.status_code == 302
+    assert fresh(live_playing).state == Table.State.PLAYING
+    client.force_login(people["ana"])
+    client.post(reverse("tables:resume", args=[live_playing.code]))

@@ -19,6 +19,11 @@ module.
 from apps.core.errors import ServiceError, StaleMove
 from apps.core.protocol import WATCHING_OFF_CLOSE_CODE
 
+from .adjourn import (
+    adjourn,
+    end_adjourned,
+    resume_adjourned,
+)
 from .base import (
     AUTO_PASS_PRESETS,
     RUNNING,
@@ -82,6 +87,7 @@ from .presence import (
     register_node,
     renew_lease,
 )
+from .rematch import rematch
 from .seats import (
     add_bot,
     invite,
@@ -174,6 +180,10 @@ __all__ = [
     "sweep",
     "touch",
     "update_by_staff",
+    "adjourn",
+    "end_adjourned",
+    "resume_adjourned",
+    "rematch",
     "on_vacation",
     "start_vacation",
     "stop_vacation",

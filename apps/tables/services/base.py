@@ -238,7 +238,8 @@ def mark_if_empty(table: Table, events: list[dict], *, now: datetime) -> None:
     expiry starts, however many watchers stay."""
     # A turn-based table waits for its people however long nobody has its page open.
     if table.turn_based or table.empty_since is not None \
-            or table.state == Table.State.CLOSED or _players_holding(table):
+            or table.state in (Table.State.CLOSED, Table.State.ADJOURNED) \
+            or _players_holding(table):
         return
     table.empty_since = now
     fields = ["empty_since"]

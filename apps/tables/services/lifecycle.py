@@ -265,6 +265,9 @@ def new_match(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("The match is still on."), code="match_on")
         if table.seats.filter(user__isnull=True, is_bot=False).exists():
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
+        if table.rematch:
+            table.rematch = None  # the host started it: a rematch offered is answered
+            table.save(update_fields=["rematch"])
         events, match, engine = begin_match(table, number=match.number + 1)
         return bump(table, events, engine, match=match, moved=True, new_turn=True)
 

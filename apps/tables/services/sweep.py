@@ -16,8 +16,9 @@ from ..models import (
     Table,
     TableEvent,
 )
-from ..pace import LIVE
+from ..pace import LIVE, adjourned_limit
 from ..state import LOG_LENGTH
+from .adjourn import end_adjourned
 from .clock import away_limit, empty_limit
 from .lifecycle import close_empty, mark_unopened
 from .moves import act_on_deadline
@@ -64,6 +65,11 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             done["closed" if kept is not None else "practice_deleted"] += 1
         except ServiceError:
             pass
+    adjourned = Table.objects.filter(state=Table.State.ADJOURNED,
+                                     adjourned_at__lte=now - adjourned_limit())
+    done["adjourned_ended"] = act_on_each(
+        due=adjourned.values_list("pk", flat=True)[:500],
+        act=lambda table_id: end_adjourned(table_id=table_id, now=now))
     done["practice_deleted"] += sweep_practice(now=now)
     done["guests_deleted"] = delete_idle_guests(now=now)
     return done
