@@ -39,7 +39,7 @@ from .models import Entrant, Game
 log = logging.getLogger(__name__)
 
 FOLLOWED = frozenset({"presence", "match_over", "closed", "seat", "round_over",
-                      "match_started"})
+                      "match_started", "timeout"})
 LEAVING = ("leaving", "left")
 #: The worker's task (``apps.tournaments.tasks``), sent by name: the tasks import this module.
 FOLLOW_TABLE = "apps.tournaments.tasks.follow_table"
@@ -64,6 +64,10 @@ def table_committed(*, table_id: int, version: int, events: list[dict]) -> None:
             if e.get("kind") == "seat" and e.get("action") in LEAVING]
     if left and not Match.objects.filter(table_id=table_id).exists():
         left = []  # before the first match a seat left is only empty
+    # A turn-based tournament's no-show: time ran out on a person who has not moved yet in
+    # the match; their team loses the game as if they had left it.
+    left += [int(e["seat"]) for e in events
+             if e.get("kind") == "timeout" and e.get("moved") is False and e.get("first")]
     work = {"came": any(e.get("kind") == "presence" and e.get("connected") for e in events),
             "left": left, "match_over": "match_over" in kinds, "closed": "closed" in kinds}
     if any(work.values()):

@@ -100,7 +100,8 @@ def test_a_timeout_plays_the_first_tile_that_fits_and_says_so(turn_table):
     assert move.by == Move.By.TABLE and move.tile == NAMES[first[0]]
     timeout = events_of(table, "timeout")
     assert timeout == [{"kind": "timeout", "seat": move.seat, "user":
-                        seat_user(table, move.seat).pk, "count": 1, "limit": 3}]
+                        seat_user(table, move.seat).pk, "count": 1, "limit": 3,
+                        "moved": False, "first": True}]
 
 
 def _play_until_timeouts(table: Table, victim: int, wanted: int, rng: random.Random) -> None:

@@ -32,6 +32,7 @@ from .base import (
     lock_table,
     require_not_banned,
     require_open,
+    require_room_for_match,
     require_signed_in,
 )
 from .clock import (
@@ -170,6 +171,7 @@ __all__ = [
     "renew_lease",
     "require_not_banned",
     "require_open",
+    "require_room_for_match",
     "require_signed_in",
     "resume",
     "set_preferences",

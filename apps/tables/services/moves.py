@@ -128,20 +128,26 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
         else:
             move = legal_dict(*last.legal()[0])
             by = Move.By.TABLE
-        timed_out = timeout_events(table, seat) if table.person_clock else []
+        timed_out = timeout_events(table, seat, match) if table.person_clock else []
         return _apply(table, SentMove.legal(move, seat=seat.index, position=here), by=by,
                       user=None, match=match, engine=engine, due_at=table.turn_deadline,
                       events=timed_out)
 
 
-def timeout_events(table: Table, seat: Seat) -> list[dict]:
+def timeout_events(table: Table, seat: Seat, match: Match) -> list[dict]:
     """A person's time ran out at a turn-based table: the table plays for them (seed 000's
     rule) and they are told; after the host's number of timeouts in a row, a stand-in takes
     their seat to the match's end, which fair play counts as abandoning it (the ``standin``
     seat event)."""
     seat.timeouts += 1
+    moved = Move.objects.filter(round__match=match, seat=seat.index,
+                                by=Move.By.PLAYER).exists()
+    first_match = match.number == 1
     events = [{"kind": "timeout", "seat": seat.index, "user": seat.user_id,
-               "count": seat.timeouts, "limit": table.timeouts_to_standin}]
+               "count": seat.timeouts, "limit": table.timeouts_to_standin,
+               # Whether they moved by themselves in this match yet, and whether it is the
+               # table's first match (a turn-based tournament's no-show: not moved, first).
+               "moved": moved, "first": first_match}]
     fields = ["timeouts"]
     if seat.timeouts >= table.timeouts_to_standin:
         seat.standin = seat.forfeited = True

@@ -290,7 +290,8 @@ def _seats_held(user):
     # Turn-based tables do not count: a person waits at several while playing live.
     return (Seat.objects.filter(Q(user=user) | Q(reserved_for=user), leaving=False,
                                 turn_based=False)
-            .exclude(table__state=Table.State.CLOSED).select_related("table"))
+            .exclude(table__state__in=[Table.State.CLOSED, Table.State.ADJOURNED])
+            .select_related("table"))
 
 
 def _in_play(table: Table) -> bool:
