@@ -513,3 +513,21 @@ def test_the_host_resumes_an_adjourned_match_from_my_games(live_playing, people,
     assert fresh(live_playing).state == Table.State.PLAYING
     client.force_login(people["ana"])
     client.post(reverse("tables:resume", args=[live_playing.code]))
+
+
+@pytest.mark.parametrize("language, words", [
+    ("es", ["Mis partidas", "Por turnos", "1 día por jugada", "Te toca"]),
+    ("pt-br", ["Minhas partidas", "Por turnos", "1 dia por jogada", "Sua vez"]),
+])
+def test_my_games_speaks_spanish_and_portuguese(turn_table, client, language, words):
+    from django.urls import reverse
+
+    from apps.accounts.services import set_language
+
+    engine, _rnd, _ply = position(turn_table)
+    mover = seat_user(turn_table, engine.current.turn)
+    set_language(user=mover, language=language)
+    client.force_login(mover)
+    page = client.get(reverse("tables:games")).content.decode()
+    for word in words:
+        assert word in page
