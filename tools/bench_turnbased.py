@@ -136,7 +136,19 @@ def _bulk_tables(count: int, users: list, *, turn: bool, prefix: str) -> list[in
 
 
 def make_live(count: int, users: list) -> list[int]:
-    return _bulk_tables(count, users, turn=False, prefix="L")
+    ids = _bulk_tables(count, users, turn=False, prefix="L")
+    settle()
+    return ids
+
+
+def settle() -> None:
+    """What autovacuum does soon after a change this big, done before a window rather than in
+    it: without the statistics the planner guesses, and the sweep's range queries scan the
+    tables they were made to skip."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
 
 
 def make_waiting(count: int, users: list) -> list[int]:
@@ -145,13 +157,8 @@ def make_waiting(count: int, users: list) -> list[int]:
     from apps.tables import timers
     from apps.tables.models import Table
 
-    from django.db import connection
-
     ids = _bulk_tables(count, users, turn=True, prefix="W")
-    # What autovacuum does soon after a change this big: without the statistics the planner
-    # guesses, and the sweep's range queries scan the tables they were made to skip.
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
+    settle()
     pipe = snapshots.client().pipeline(transaction=False)
     for n, (table_id, deadline) in enumerate(
             Table.objects.filter(pk__in=ids).values_list("pk", "turn_deadline").iterator()):
