@@ -344,9 +344,9 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
         if engine.rounds:
             snap["view"] = public_view(engine)
             snap["private"] = {str(i): private_part(engine, i) for i in range(table.players)}
-            if table.state == Table.State.CLOSED:
+            if table.state in (Table.State.CLOSED, Table.State.ADJOURNED):
                 for part in snap["private"].values():
-                    part["legal"] = []  # nothing is played at a closed table
+                    part["legal"] = []  # nothing is played at a closed or adjourned table
             last = engine.rounds[-1]
             if last.result is not None:
                 res = last.result

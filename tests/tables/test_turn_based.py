@@ -8,8 +8,9 @@ import random
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from apps.accounts.services import set_language
 from apps.fairplay.models import Record
 from apps.rules.tiles import NAMES
 from apps.tables import services
@@ -212,6 +213,7 @@ def test_a_timer_while_beat_is_silent_leaves_the_timeout_to_the_sweep(turn_table
 def test_the_create_form_opens_a_turn_based_table(client, people):
     from django.urls import reverse
 
+    set_language(user=people["host"], language="en")
     client.force_login(people["host"])
     page = client.get(reverse("tables:create")).content.decode()
     assert 'value="turn"' in page and "1 day per move" in page
@@ -244,6 +246,7 @@ def test_my_games_lists_the_unfinished_matches_your_move_first(turn_table, peopl
     # The next game where it's your move: this one, unless you are at it.
     assert next_game(user=mover)["code"] == turn_table.code
     assert next_game(user=mover, after_table_id=turn_table.pk) is None
+    set_language(user=mover, language="en")
     client.force_login(mover)
     page = client.get(reverse("tables:games")).content.decode()
     assert "Your move" in page and turn_table.code in page
@@ -303,6 +306,7 @@ def test_the_allowance_is_14_days_a_year_and_a_table_may_not_allow_vacation(peop
 def test_vacation_is_started_and_stopped_on_the_profile(client, people):
     from django.urls import reverse
 
+    set_language(user=people["ana"], language="en")
     client.force_login(people["ana"])
     page = client.get(reverse("accounts:profile")).content.decode()
     assert 'id="vacation"' in page and "14 days left" in page
@@ -326,7 +330,7 @@ def test_unfinished_turn_based_matches_are_limited_plus_one_per_finished(people,
 
     first = open_one(host)
     open_one(host)
-    with pytest.raises(ServiceError) as err:
+    with pytest.raises(ServiceError) as err, translation.override("en"):
         open_one(host)
     assert err.value.code == "too_many_matches"
     assert "2 unfinished turn-based matches" in err.value.message
@@ -359,6 +363,7 @@ def test_play_now_turn_based_seats_people_who_want_the_same_game_and_time(people
                                 allow_bots=False)
     assert other.pk != first.pk
     # The lobby lists turn-based tables apart.
+    set_language(user=bea, language="en")
     client.force_login(bea)
     page = client.get(reverse("tables:lobby")).content.decode()
     live_part, turn_part = page.split('id="turn-based"')
@@ -505,6 +510,7 @@ def test_the_host_resumes_an_adjourned_match_from_my_games(live_playing, people,
     from django.urls import reverse
 
     services.adjourn(user=people["host"], table_id=live_playing.pk)
+    set_language(user=people["host"], language="en")
     client.force_login(people["host"])
     page = client.get(reverse("tables:games")).content.decode()
     assert "Resume the match" in page
@@ -522,8 +528,6 @@ def test_the_host_resumes_an_adjourned_match_from_my_games(live_playing, people,
 def test_my_games_speaks_spanish_and_portuguese(turn_table, client, language, words):
     from django.urls import reverse
 
-    from apps.accounts.services import set_language
-
     engine, _rnd, _ply = position(turn_table)
     mover = seat_user(turn_table, engine.current.turn)
     set_language(user=mover, language=language)
@@ -531,3 +535,23 @@ def test_my_games_speaks_spanish_and_portuguese(turn_table, client, language, wo
     page = client.get(reverse("tables:games")).content.decode()
     for word in words:
         assert word in page
+
+
+def test_a_finished_turn_based_match_allows_one_more(people):
+    table = services.create_table(host=people["host"], preset="block", players=2, pace="turn",
+                                  move_seconds=DAY, options={"target": 1})
+    services.join_table(user=people["ana"], table_id=table.pk, code=table.code)
+    services.start_match(user=people["host"], table_id=table.pk)
+    assert services.base.unfinished_matches(people["ana"].pk) == 1
+    for _step in range(300):
+        table = fresh(table)
+        engine, _rnd, ply = position(table)
+        if engine.over:
+            break
+        if engine.current is None:
+            services.act_on_deadline(table_id=table.pk, now=table.turn_deadline)
+        else:
+            play_random_move(table, random.Random(ply))
+    people["ana"].profile.refresh_from_db()
+    assert people["ana"].profile.turn_based_finished == 1
+    assert services.base.unfinished_matches(people["ana"].pk) == 0
