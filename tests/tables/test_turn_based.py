@@ -555,3 +555,24 @@ def test_a_finished_turn_based_match_allows_one_more(people):
     people["ana"].profile.refresh_from_db()
     assert people["ana"].profile.turn_based_finished == 1
     assert services.base.unfinished_matches(people["ana"].pk) == 0
+
+
+def test_the_same_move_from_two_devices_is_applied_once(turn_table):
+    from apps.core.errors import StaleMove
+    from apps.rules.engine import legal_dict
+
+    table = turn_table
+    engine, rnd, ply = position(table)
+    user = seat_user(table, engine.current.turn)
+    move = legal_dict(*engine.current.legal()[0])
+    sent = {"user": user, "table_id": table.pk, "round_number": rnd, "ply": ply,
+            "tile": move.get("play"), "end": move.get("end"), "is_pass": bool(move.get("pass"))}
+    services.play_move(**sent)
+    with pytest.raises(StaleMove):
+        services.play_move(**sent)  # the phone's copy, a day later
+    assert Move.objects.count() == 1
+    # And the timer of the turn that was played changes nothing.
+    with pytest.raises(ServiceError):
+        services.act_on_deadline(table_id=table.pk, round_number=rnd, ply=ply,
+                                 now=table.turn_deadline)
+    assert Move.objects.count() == 1
