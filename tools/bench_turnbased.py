@@ -86,7 +86,24 @@ def run(args: argparse.Namespace) -> dict:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        forget_redis(settings.REDIS_KEY_PREFIX)
     return report(args, base, loaded, base_sweep, loaded_sweep, late)
+
+
+def forget_redis(prefix: str) -> None:
+    """The bench's own keys (its timers, its snapshots) go with its database: only those under
+    its prefix."""
+    from apps.core import snapshots
+
+    client = snapshots.client()
+    batch = []
+    for key in client.scan_iter(f"{prefix}:*", count=1000):
+        batch.append(key)
+        if len(batch) >= 1000:
+            client.delete(*batch)
+            batch = []
+    if batch:
+        client.delete(*batch)
 
 
 # -- the tables ----------------------------------------------------------------------------
