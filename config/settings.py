@@ -199,6 +199,20 @@ for _name in ("PRESENCE_AWAY_LIMIT_SECONDS", "PRESENCE_EMPTY_LIMIT_SECONDS",
               "PRESENCE_LEASE_SECONDS", "PRESENCE_HEARTBEAT_SECONDS"):
     if os.environ.get(_name):
         globals()[_name] = float(os.environ[_name])
+# Turn-based tables (apps/tables/pace.py, docs/turn-based.md): the times per move a host may
+# choose (seconds, comma-separated), vacation days a year, unfinished matches allowed (base and
+# most), days an adjourned match is kept, and the gap between beats that counts as an outage.
+TURN_BASED_MOVE_SECONDS = tuple(
+    int(s) for s in (os.environ.get("TURN_BASED_MOVE_SECONDS") or "").split(",") if s.strip()
+) or None
+TURN_BASED_VACATION_DAYS = float(os.environ.get("TURN_BASED_VACATION_DAYS") or 0) or None
+TURN_BASED_UNFINISHED_BASE = int(os.environ.get("TURN_BASED_UNFINISHED_BASE") or 0) or None
+TURN_BASED_UNFINISHED_MAX = int(os.environ.get("TURN_BASED_UNFINISHED_MAX") or 0) or None
+ADJOURNED_DAYS = float(os.environ.get("ADJOURNED_DAYS") or 0) or None
+TURN_BASED_QUICK_FILL_SECONDS = (float(os.environ["TURN_BASED_QUICK_FILL_SECONDS"])
+                                 if os.environ.get("TURN_BASED_QUICK_FILL_SECONDS") else None)
+TURN_BASED_OUTAGE_SECONDS = (float(os.environ["TURN_BASED_OUTAGE_SECONDS"])
+                             if os.environ.get("TURN_BASED_OUTAGE_SECONDS") else None)
 # Quick play ("Online", seed 003): how long a table opened by "play now" waits for people
 # before bots take the free seats and the match starts by itself.
 QUICK_PLAY_FILL_SECONDS = float(os.environ.get("QUICK_PLAY_FILL_SECONDS") or 20)

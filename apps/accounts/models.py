@@ -92,6 +92,14 @@ class Profile(models.Model):
         _("arrange tiles"), default=True,
         help_text=_("Drag the tiles of your hand to put them in your own order."),
     )
+    # Vacation (turn-based tables, docs/turn-based.md): while it lasts, the person's clocks at
+    # turn-based tables stop. ``vacation_used`` counts the seconds taken in ``vacation_year``.
+    vacation_from = models.DateTimeField(null=True, blank=True)
+    vacation_until = models.DateTimeField(null=True, blank=True)
+    vacation_year = models.PositiveSmallIntegerField(default=0)
+    vacation_used = models.PositiveIntegerField(default=0)
+    #: Turn-based matches this person finished (each allows one more unfinished at once).
+    turn_based_finished = models.PositiveIntegerField(default=0)
     bot_think_ms = models.PositiveIntegerField(
         _("minimum bot think time (ms)"), default=1000,
         help_text=_("At the tables you host, so that everyone can follow the bots' moves."),

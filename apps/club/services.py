@@ -400,6 +400,10 @@ def _pay_pot(stake: Stake, wallets: dict[int, Wallet], seats, winners, *,
 WATCHED_EVENTS = frozenset({"seat", "match_started", "closed"})
 
 
+#: What a stake table refuses (issue 37): its pot is for one match played at one sitting.
+REFUSED_AT_STAKE_TABLES = frozenset({"adjourned", "rematch_offered"})
+
+
 def stake_follows(*, table, seats, events: list[dict], now: datetime | None = None) -> None:
     """Keep a stake table's escrow in step with its seats (tables services call this for
     every version with a seat, start or close event, under the table lock).
@@ -410,6 +414,10 @@ def stake_follows(*, table, seats, events: list[dict], now: datetime | None = No
     ended gives back every entry, or, if some entrants had left it, shares the pot between
     those still seated.
     """
+    if any(e.get("kind") in REFUSED_AT_STAKE_TABLES for e in events) \
+            and Stake.objects.filter(table_id=table.pk).exists():
+        raise ServiceError(_("A stake table plays its one match at one sitting: it cannot be "
+                             "adjourned nor offer a rematch."), code="stake_table")
     if not any(e.get("kind") in WATCHED_EVENTS for e in events):
         return
     stake = Stake.objects.select_for_update().filter(table_id=table.pk).first()

@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 PASSIVE_FRAMES = frozenset({"ping", "sync"})
 
 HOST_ACTIONS = ("start", "start_with_bots", "pause", "resume", "next_round", "new_match",
-                "add_bot", "remove_bot")
+                "add_bot", "remove_bot", "adjourn", "rematch")
 
 
 class Refusal(Exception):
@@ -552,7 +552,9 @@ class TableConsumer(TableSocket):
               "pause": services.pause,
               "resume": services.resume, "next_round": services.next_round,
               "new_match": services.new_match, "add_bot": services.add_bot,
-              "remove_bot": services.remove_bot}[action]
+              "remove_bot": services.remove_bot, "adjourn": services.adjourn,
+              # Any seated person's (the service checks): offered or accepted.
+              "rematch": services.rematch}[action]
         await self._act(fn, **kwargs)
 
     async def _act(self, fn, **kwargs) -> None:

@@ -18,3 +18,5 @@ class TablesConfig(AppConfig):
         person_renamed.connect(receivers.person_renamed, dispatch_uid="tables_person_renamed")
         # The profile page lists the person's finished matches.
         register_profile_part("history", receivers.match_history_part)
+        # Vacation from turn-based tables (docs/turn-based.md): started and stopped there.
+        register_profile_part("vacation", receivers.vacation_part)

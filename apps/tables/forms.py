@@ -9,6 +9,16 @@ from apps.rules.presets import TIE_RULES
 
 from .models import BOT_LEVELS, PRESET_CHOICES
 from .names import TABLE_NAME_MAX_LENGTH, normalize_table_name, table_name_problem
+from .pace import (
+    LIVE,
+    PACE_CHOICES,
+    TIMEOUTS_DEFAULT,
+    TIMEOUTS_MAX,
+    TIMEOUTS_MIN,
+    TURN,
+    move_seconds_choices,
+    move_time_label,
+)
 
 TIE_LABELS = {
     "closer_loses": _("the side that placed the last tile loses"),
@@ -90,6 +100,21 @@ class CreateTableForm(forms.Form):
     turn_seconds = forms.IntegerField(
         label=_("Seconds per move"), required=False, min_value=1, max_value=3600, initial=45,
         help_text=_("1 to 3600; empty for no time limit."))
+    pace = forms.ChoiceField(
+        label=_("Pace"), choices=PACE_CHOICES, initial=LIVE, widget=forms.RadioSelect,
+        required=False,
+        help_text=_("Live: everyone plays now. Turn-based: each person moves when they can, "
+                    "within the time per move; the table waits for them."))
+    move_seconds = forms.TypedChoiceField(
+        label=_("Time per move (turn-based)"), required=False, coerce=int, empty_value=None,
+        choices=())
+    timeouts_to_standin = forms.TypedChoiceField(
+        label=_("Timeouts in a row before a bot takes the seat (turn-based)"), coerce=int,
+        required=False, empty_value=TIMEOUTS_DEFAULT,
+        choices=[(n, str(n)) for n in range(TIMEOUTS_MIN, TIMEOUTS_MAX + 1)],
+        initial=TIMEOUTS_DEFAULT)
+    vacation_allowed = forms.BooleanField(
+        label=_("Vacation stops the clock (turn-based)"), required=False, initial=True)
     public = forms.BooleanField(label=_("List the table in the lobby"), required=False,
                                 initial=True,
                                 help_text=_("Unticked: only people with the code or an "
@@ -103,11 +128,28 @@ class CreateTableForm(forms.Form):
     bot_think_ms = forms.IntegerField(label=_("Bot think time (milliseconds)"), min_value=0,
                                       max_value=10_000, initial=1000)
 
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = move_seconds_choices()
+        self.fields["move_seconds"].choices = [(s, move_time_label(s)) for s in choices]
+        self.fields["move_seconds"].initial = 86400 if 86400 in choices else choices[0]
+
     def clean_name(self) -> str:
         return clean_table_name(self.cleaned_data.get("name", ""))
 
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("pace") == TURN and not data.get("move_seconds"):
+            self.add_error("move_seconds", _("Choose the time per move."))
+        return data
+
     def service_kwargs(self) -> dict:
         data = self.cleaned_data
+        pace = {}
+        if data.get("pace") == TURN:
+            pace = {"pace": TURN, "move_seconds": data["move_seconds"],
+                    "timeouts_to_standin": data["timeouts_to_standin"],
+                    "vacation_allowed": data["vacation_allowed"]}
         options = {"target": data.get("target"), "hand_size": data.get("hand_size"),
                    "best_of": data.get("best_of"), "tie": data.get("tie") or None,
                    "turn_seconds": data.get("turn_seconds")}
@@ -117,7 +159,7 @@ class CreateTableForm(forms.Form):
         return {"name": data["name"], "preset": data["preset"], "players": players,
                 "options": options, "public": data["public"], "allow_bots": data["allow_bots"],
                 "bot_level": data["bot_level"], "bot_think_ms": data["bot_think_ms"],
-                "watchers_allowed": data["watchers_allowed"]}
+                "watchers_allowed": data["watchers_allowed"], **pace}
 
 
 class QuickPlayForm(forms.Form):
@@ -128,11 +170,29 @@ class QuickPlayForm(forms.Form):
         label=_("Players"), required=False, coerce=int, empty_value=None, initial="4",
         choices=[("2", "2"), ("3", "3"), ("4", "4")],
         help_text=_("Draw, block, all fives and tranca: 2, 3 or 4 players."))
+    pace = forms.ChoiceField(label=_("Pace"), choices=PACE_CHOICES, initial=LIVE,
+                             required=False, widget=forms.RadioSelect)
+    move_seconds = forms.TypedChoiceField(label=_("Time per move (turn-based)"),
+                                          required=False, coerce=int, empty_value=None,
+                                          choices=())
+    allow_bots = forms.BooleanField(
+        label=_("Bots may fill the free seats (turn-based)"), required=False,
+        help_text=_("Unticked, the match starts only when people have taken every seat."))
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        choices = move_seconds_choices()
+        self.fields["move_seconds"].choices = [(s, move_time_label(s)) for s in choices]
+        self.fields["move_seconds"].initial = 86400 if 86400 in choices else choices[0]
 
     def service_kwargs(self) -> dict:
         data = self.cleaned_data
         # The four-player games ignore the field (a browser without JS still sends it).
         players = None if data["preset"] in FOUR_ONLY else data.get("players")
+        if data.get("pace") == TURN:
+            return {"preset": data["preset"], "players": players,
+                    "move_seconds": data.get("move_seconds") or move_seconds_choices()[0],
+                    "allow_bots": data.get("allow_bots", False)}
         return {"preset": data["preset"], "players": players}
 
 

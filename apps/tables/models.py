@@ -21,6 +21,8 @@ from django.utils.translation import gettext_lazy as _
 
 from apps.rules.presets import PRESETS
 
+from .pace import LIVE, PACE_CHOICES, TIMEOUTS_DEFAULT
+
 #: Invite codes are read aloud: no 0/O, no 1/I/L.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
@@ -79,6 +81,9 @@ class Table(models.Model):
     class State(models.TextChoices):
         WAITING = "waiting", _("Waiting for players")
         PLAYING = "playing", _("Playing")
+        #: The host adjourned the match: closed for play, its match, seats and scores kept
+        #: until the host resumes it (or ``pace.ADJOURNED_DAYS`` pass).
+        ADJOURNED = "adjourned", _("Adjourned")
         CLOSED = "closed", _("Closed")
 
     code = models.CharField(max_length=12, unique=True, default=new_code)
@@ -117,6 +122,18 @@ class Table(models.Model):
     turn_started_at = models.DateTimeField(null=True, blank=True)
     turn_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     paused_at = models.DateTimeField(null=True, blank=True)
+    #: "live" (seed 001's presence rules) or "turn": turn-based, each person's move has
+    #: ``move_seconds`` and nobody's absence pauses, empties or stands in (apps/tables/pace.py).
+    pace = models.CharField(_("pace"), max_length=4, choices=PACE_CHOICES, default=LIVE)
+    move_seconds = models.PositiveIntegerField(null=True, blank=True)
+    #: Timeouts in a row in one match after which a stand-in takes the seat to its end.
+    timeouts_to_standin = models.PositiveSmallIntegerField(default=TIMEOUTS_DEFAULT)
+    vacation_allowed = models.BooleanField(_("vacation stops the clock"), default=True)
+    #: The deadline is a person's time per move at a turn-based table: an outage extends it.
+    person_clock = models.BooleanField(default=False)
+    adjourned_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: The rematch offered when a match ended: {"match": n, "by": user id, "accepted": [ids]}.
+    rematch = models.JSONField(null=True, blank=True)
     #: Set while no person holds a socket: the table pauses and closes 2 minutes later.
     empty_since = models.DateTimeField(null=True, blank=True, db_index=True)
     #: Bumped by every change a client must see; every event carries it.
@@ -133,10 +150,23 @@ class Table(models.Model):
             # second; practice tables are few and short-lived, so this stays small.
             models.Index(fields=["state", "created_at"], condition=Q(practice=True),
                          name="table_practice_idx"),
+            # The sweep's per-second look for live tables nobody opened: without it a scan of
+            # every table, and turn-based tables may wait for weeks.
+            models.Index(fields=["created_at"], condition=Q(state="waiting",
+                                                             empty_since__isnull=True,
+                                                             pace=LIVE),
+                         name="table_unopened_idx"),
+            # An outage moves on the clocks of turn-based tables only (``services.outage``).
+            models.Index(fields=["turn_deadline"], condition=Q(person_clock=True),
+                         name="table_person_clock_idx"),
         ]
 
     def __str__(self) -> str:
         return self.name or self.code
+
+    @property
+    def turn_based(self) -> bool:
+        return self.pace != LIVE
 
     @property
     def current_match(self) -> Match | None:
@@ -163,9 +193,21 @@ class Seat(models.Model):
                                      on_delete=models.SET_NULL, related_name="+")
     #: The host removed this bot during a round: the seat frees when the round ends.
     bot_leaving = models.BooleanField(default=False)
+    #: The table is turn-based (as ``Table.pace``, which never changes): kept here so that the
+    #: sweep's per-second look for people away reads an index of live seats only.
+    turn_based = models.BooleanField(default=False)
+    #: Moves the table made for this person in a row, this match (turn-based tables).
+    timeouts = models.PositiveSmallIntegerField(default=0)
+    #: Too many timeouts: a stand-in plays this seat until the match ends.
+    forfeited = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["index"]
+        indexes = [
+            models.Index(fields=["away_since"],
+                         condition=Q(turn_based=False, standin=False, user__isnull=False),
+                         name="seat_away_live_idx"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["table", "index"], name="seat_unique_index"),
             models.UniqueConstraint(fields=["table", "user"], condition=Q(user__isnull=False),
@@ -311,6 +353,17 @@ class TableEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} v{self.version}"
+
+
+class BeatMark(models.Model):
+    """When beat's sweep last ran (one row): a gap longer than ``pace.OUTAGE_SECONDS`` is an
+    outage, and every person's clock at a turn-based table moves on by it."""
+
+    name = models.CharField(max_length=20, unique=True, default="sweep")
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.seen_at}"
 
 
 class WebNode(models.Model):

@@ -14,6 +14,7 @@ from apps.rules import harness
 from . import game, hooks, state
 from .models import PRESET_CHOICES, Invitation, Match, Round, Table
 from .names import seat_names
+from .pace import move_time_label
 from .state import (  # noqa: F401  (pages and sockets use them from here)
     display_name,
     number_words,
@@ -199,7 +200,11 @@ def lobby_rows() -> list[dict]:
                      "taken": table.players - table.free, "host": display_name(table.host),
                      # Quick tables fill with bots at ``fill_at``; once started (bot_filled
                      # or not) they leave the lobby like any table.
-                     "quick": table.quick})
+                     "quick": table.quick,
+                     # Turn-based tables are listed apart, with their time per move.
+                     "pace": table.pace,
+                     "move_time": move_time_label(table.move_seconds)
+                     if table.turn_based and table.move_seconds else ""})
     return rows
 
 

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -170,6 +170,8 @@ def closed_sentence(table: Table) -> str:
     if reason == "practice_expired":
         return _("Closed: a practice table lasts at most %(hours)s hours.") % {
             "hours": _practice_hours()}
+    if reason == "adjourned_expired":
+        return _("Closed: the adjourned match was not resumed in time; it does not count.")
     if reason == "unfilled":
         return _("Cancelled: the table did not fill in time.")
     if reason == "host_left":
@@ -225,8 +227,27 @@ def _seat_dicts(table: Table, seats: list[Seat], connected: set[int]) -> list[di
             # Left during the round: a bot plays the hand out, and the seat frees at its end.
             "leaving": bool(seat.leaving and user is not None),
             "team": seat.index % 2 if partners else None,
+            # Turn-based: timeouts in a row this match, a stand-in to the match's end, and
+            # a vacation's end (ms) while the table's clock stops for it.
+            "timeouts": seat.timeouts,
+            "forfeited": bool(seat.forfeited and user is not None),
+            "vacation_until": _vacation_until(table, user),
         })
     return out
+
+
+def _vacation_until(table: Table, user) -> int | None:
+    if user is None or not table.turn_based or not table.vacation_allowed:
+        return None
+    until = getattr(getattr(user, "profile", None), "vacation_until", None)
+    return _ms(until) if until is not None and until > timezone.now() else None
+
+
+def _rematch_of(offer: dict | None) -> dict | None:
+    """The rematch offered (seats' people who accepted), without anything server side."""
+    if not offer:
+        return None
+    return {"match": offer.get("match"), "accepted": list(offer.get("accepted", []))}
 
 
 #: Events after which the watcher count is the previous version's: none of them seats, unseats
@@ -297,6 +318,13 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
             "quick": table.quick, "fill_at": _ms(table.fill_at),
             "bot_filled": table.bot_filled,
             "watchers_allowed": table.watchers_allowed,
+            # Turn-based tables (docs/turn-based.md): the time per move, and the host's
+            # number of timeouts in a row before a stand-in takes the seat.
+            "pace": table.pace, "move_seconds": table.move_seconds,
+            "timeouts_to_standin": table.timeouts_to_standin,
+            "vacation_allowed": table.vacation_allowed,
+            "adjourned_at": _ms(table.adjourned_at),
+            "rematch": _rematch_of(table.rematch),
         },
         "watchers": watchers,
         "seats": seat_list,
@@ -316,9 +344,9 @@ def build(table: Table, *, engine: EngineMatch | None, match=None,
         if engine.rounds:
             snap["view"] = public_view(engine)
             snap["private"] = {str(i): private_part(engine, i) for i in range(table.players)}
-            if table.state == Table.State.CLOSED:
+            if table.state in (Table.State.CLOSED, Table.State.ADJOURNED):
                 for part in snap["private"].values():
-                    part["legal"] = []  # nothing is played at a closed table
+                    part["legal"] = []  # nothing is played at a closed or adjourned table
             last = engine.rounds[-1]
             if last.result is not None:
                 res = last.result

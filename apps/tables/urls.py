@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import games_views, views
 
 app_name = "tables"
 
@@ -9,6 +9,11 @@ urlpatterns = [
     path("lobby/", views.lobby, name="lobby"),
     path("tables/new/", views.create, name="create"),
     path("play/", views.quick_play, name="quick_play"),
+    path("games/", games_views.games, name="games"),
+    path("games/next/", games_views.next_game_page, name="next_game"),
+    path("games/next.json", games_views.next_game_json, name="next_game_json"),
+    path("games/vacation/", games_views.vacation, name="vacation"),
+    path("t/<str:code>/resume/", games_views.resume, name="resume"),
     path("practice/", views.practice, name="practice"),
     path("t/<str:code>/", views.table_page, name="table"),
     path("t/<str:code>/join/", views.join, name="join"),

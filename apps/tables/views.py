@@ -37,6 +37,7 @@ from .forms import (
     TableNameForm,
 )
 from .models import Table
+from .mygames import page_words
 
 #: Wrong invite codes allowed per signed-in user and per address in a window.
 CODE_FAILURES_LIMIT = 10
@@ -159,7 +160,10 @@ def _enter_code(request, form: CodeForm):
 
 @require_GET
 def lobby(request):
-    return render(request, "tables/lobby.html", {"rows": selectors.lobby_rows()})
+    rows = selectors.lobby_rows()
+    return render(request, "tables/lobby.html", {
+        "rows": [r for r in rows if r["pace"] != "turn"],
+        "turn_rows": [r for r in rows if r["pace"] == "turn"]})
 
 
 @account_required
@@ -268,6 +272,7 @@ def _preferences(user) -> dict:
 def _js_strings() -> dict:
     """Every word table.js shows, in the page's language."""
     return {
+        **page_words(),
         "numbers": selectors.number_words(),
         "resumed": _("The game goes on."),
         "standin": _("played by a bot"),

@@ -39,7 +39,7 @@ from .models import Entrant, Game
 log = logging.getLogger(__name__)
 
 FOLLOWED = frozenset({"presence", "match_over", "closed", "seat", "round_over",
-                      "match_started"})
+                      "match_started", "timeout"})
 LEAVING = ("leaving", "left")
 #: The worker's task (``apps.tournaments.tasks``), sent by name: the tasks import this module.
 FOLLOW_TABLE = "apps.tournaments.tasks.follow_table"
@@ -64,6 +64,10 @@ def table_committed(*, table_id: int, version: int, events: list[dict]) -> None:
             if e.get("kind") == "seat" and e.get("action") in LEAVING]
     if left and not Match.objects.filter(table_id=table_id).exists():
         left = []  # before the first match a seat left is only empty
+    # A turn-based tournament's no-show: time ran out on a person who has not moved yet in
+    # the match; their team loses the game as if they had left it.
+    left += [int(e["seat"]) for e in events
+             if e.get("kind") == "timeout" and e.get("moved") is False and e.get("first")]
     work = {"came": any(e.get("kind") == "presence" and e.get("connected") for e in events),
             "left": left, "match_over": "match_over" in kinds, "closed": "closed" in kinds}
     if any(work.values()):
@@ -115,7 +119,8 @@ def join_refusal(*, table, user) -> str | None:
 #: the player who hosts it run it instead of the tournament (a pause of their own, a minimum
 #: fair-play share keeping an opponent out). The pause a table makes by itself when nobody
 #: holds it (``"empty"``) is the tables' own rule and stays.
-REFUSED_AT_TOURNAMENT_TABLES = frozenset({"match_started", "paused", "fairplay"})
+REFUSED_AT_TOURNAMENT_TABLES = frozenset({"match_started", "paused", "fairplay", "adjourned",
+                                          "rematch_offered"})
 
 
 def table_changing(*, table, seats, events: list[dict], now) -> None:
@@ -129,6 +134,10 @@ def table_changing(*, table, seats, events: list[dict], now) -> None:
     if kind == "paused":
         raise ServiceError(_("This table belongs to a tournament, which keeps its clock: it "
                              "cannot be paused."), code="tournament_table")
+    if kind in ("adjourned", "rematch_offered"):
+        raise ServiceError(_("This table belongs to a tournament, which decides when its "
+                             "matches are played: it cannot be adjourned nor offer a "
+                             "rematch."), code="tournament_table")
     if kind == "fairplay":
         raise ServiceError(_("This table belongs to a tournament, which decides who plays "
                              "here: it takes no minimum fair-play share."),

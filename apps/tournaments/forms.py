@@ -6,6 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from apps.tables.models import PRESET_CHOICES
+from apps.tables.pace import move_seconds_choices, move_time_label
 
 from .models import Tournament
 
@@ -35,6 +36,11 @@ class TournamentForm(forms.Form):
     turn_seconds = forms.TypedChoiceField(label=_("Time per move"), choices=TURN_CHOICES,
                                           coerce=int, empty_value=None, required=False,
                                           initial="45")
+    move_seconds = forms.TypedChoiceField(
+        label=_("Pace"), coerce=int, empty_value=None, required=False, choices=(),
+        help_text=_("Turn-based: every table is turn-based, a round lasts as long as its "
+                    "matches need, and a person whose first time per move runs out without a "
+                    "move of theirs loses the game for their team."))
     target = forms.IntegerField(label=_("Points to win a match"), required=False,
                                 min_value=1, max_value=1000,
                                 help_text=_("Empty: the game's own."))
@@ -47,6 +53,12 @@ class TournamentForm(forms.Form):
                                      min_value=0, initial=0, required=False)
     max_teams = forms.IntegerField(label=_("Most teams"), min_value=2, max_value=64,
                                    initial=16)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["move_seconds"].choices = [("", _("Live"))] + [
+            (s, _("Turn-based, %(time)s") % {"time": move_time_label(s)})
+            for s in move_seconds_choices()]
 
     def clean_starts_at(self):
         moment = self.cleaned_data["starts_at"]

@@ -42,6 +42,8 @@ class Tournament(models.Model):
     best_of = models.PositiveSmallIntegerField(default=1)
     #: The per-move clock of its tables; None: no limit.
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: A turn-based tournament's time per move (its tables are turn-based); None: live.
+    move_seconds = models.PositiveIntegerField(null=True, blank=True)
     #: Points to win a match; None: the game's own.
     target = models.PositiveSmallIntegerField(null=True, blank=True)
     starts_at = models.DateTimeField(db_index=True)

@@ -114,9 +114,11 @@ def _open(tournament: Tournament, game: Game, *, now: datetime) -> None:
     if tournament.target is not None:
         options["target"] = tournament.target
     name = f"{tournament.name[:26]} {game.round.number}.{game.position}"
+    paced = ({"pace": "turn", "move_seconds": tournament.move_seconds}
+             if tournament.move_seconds else {})
     table = tables.create_table(host=people[0], preset=tournament.preset,
                                 players=tournament.players, options=options, public=True,
-                                allow_bots=False, name=name, watchers_allowed=True)
+                                allow_bots=False, name=name, watchers_allowed=True, **paced)
     # Linked before anyone else sits: the join hook lets only the game's people in.
     game.table, game.opened_at = table, now
     game.save(update_fields=["table", "opened_at"])
@@ -125,6 +127,12 @@ def _open(tournament: Tournament, game: Game, *, now: datetime) -> None:
     events.send_after_commit(events.table_ready, Game, tournament_id=tournament.pk,
                              game_id=game.pk, table_id=table.pk, code=table.code,
                              name=table.name, user_ids=[p.pk for p in people])
+    if tournament.move_seconds:
+        # Turn-based: nobody needs to be at the page; the match starts now, and a no-show is
+        # a person whose first time per move runs out without a move of theirs (follow.py).
+        game.present = sorted(p.pk for p in people)
+        game.save(update_fields=["present"])
+        tables.start_match(user=people[0], table_id=table.pk)
 
 
 # -- what the tables tell -------------------------------------------------------------------------

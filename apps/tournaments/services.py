@@ -32,6 +32,7 @@ from apps.tables import hooks as table_hooks
 from apps.tables import services as tables
 from apps.tables.messages import rule_message
 from apps.tables.names import normalize_table_name, table_name_problem
+from apps.tables.pace import move_seconds_choices
 from apps.tables.state import display_name
 
 from . import events, notify, pairing, running
@@ -123,6 +124,7 @@ def create_tournament(*, user, name: str, preset: str, players: int, format: str
                       turn_seconds: int | None = 45, target: int | None = None,
                       entry: int = 0, prize_split: list[int] | None = None,
                       prize_added: int = 0, max_teams: int = 16,
+                      move_seconds: int | None = None,
                       now: datetime | None = None) -> Tournament:
     """Staff (or, when the operator allows it, members from a level) create a tournament,
     with its purse in the club. Every option is checked here, so beat never meets a
@@ -139,6 +141,12 @@ def create_tournament(*, user, name: str, preset: str, players: int, format: str
     problem = table_name_problem(name)
     if problem is not None:
         raise ServiceError(problem, code="bad_name")
+    if move_seconds is not None:
+        # Turn-based (docs/turn-based.md): its tables have the time per move instead.
+        if move_seconds not in move_seconds_choices():
+            raise ServiceError(_("Choose one of the times per move offered."),
+                               code="bad_options")
+        turn_seconds = None
     _check_game(preset, players, turn_seconds, target)
     if format not in Tournament.Format.values:
         raise ServiceError(_("Choose Swiss or knockout."), code="bad_format")
@@ -167,7 +175,8 @@ def create_tournament(*, user, name: str, preset: str, players: int, format: str
     with transaction.atomic():
         tournament = Tournament.objects.create(
             name=name, preset=preset, players=players, format=format, rounds=rounds,
-            best_of=best_of, turn_seconds=turn_seconds, target=target, starts_at=starts_at,
+            best_of=best_of, turn_seconds=turn_seconds, move_seconds=move_seconds,
+            target=target, starts_at=starts_at,
             entry=entry, prize_split=split, prize_added=prize_added, max_teams=max_teams,
             created_by=user, created_at=now)
         purses.open_purse(key=tournament.purse_key, entry=entry, added=prize_added, now=now)
@@ -235,6 +244,8 @@ def register(*, user, tournament_id: int, partner: str = "", find_partner: bool 
         tournament = _locked(tournament_id)
         _require_registering(tournament, now)
         _require_free(tournament, user)
+        if tournament.move_seconds:
+            tables.require_room_for_match(user)  # the limit on unfinished turn-based matches
         limits.count_after_commit(_registrations_key(user), window=REGISTRATIONS_WINDOW)
         mate = _partner(tournament, user, partner.strip(), find_partner)
         people = 2 if mate is not None else 1

@@ -320,7 +320,12 @@ function renderSeats(view, me) {
       tags.append(el("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? T.online : T.away));
     }
     if (seat.bot) tags.append(el("span", { class: "badge" }, T.bot));
-    if (seat.standin) tags.append(el("span", { class: "badge standin", title: T.standin_help }, T.standin));
+    if (seat.standin) tags.append(el("span", { class: "badge standin", title: seat.forfeited ? T.forfeited_help : T.standin_help }, T.standin));
+    // Turn-based tables: a vacation stops this person's clock; timeouts in a row so far.
+    if (seat.vacation_until && seat.vacation_until > Date.now() + skew) {
+      tags.append(el("span", { class: "badge vacation" }, fmt(T.on_vacation, { when: new Date(seat.vacation_until).toLocaleString() })));
+    }
+    if (seat.timeouts && !seat.forfeited) tags.append(el("span", { class: "badge timeouts" }, fmt(T.timeouts, { n: seat.timeouts, limit: state.table.timeouts_to_standin })));
     // The club's rating (apps/club/state_part.py): the label is already in the page's language.
     if (seat.rating !== undefined) tags.append(el("span", { class: "badge rating", title: seat.rating_label, "aria-label": seat.rating_label }, seat.rating_provisional ? `${seat.rating}?` : String(seat.rating)));
     // Fair play (apps/fairplay/parts.py): the share of matches finished, once there are enough.
@@ -433,6 +438,40 @@ function timeLeft() {
   return Math.max(0, clock.deadline - (Date.now() + skew));
 }
 
+// Seconds at a live table; days, hours and minutes at a turn-based one.
+function leftWords(ms) {
+  const s = Math.ceil(ms / 1000);
+  if (state.table.pace !== "turn" || s < 60) return `${s} s`;
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  if (d) return fmt(T.days_hours, { d, h });
+  if (h) return fmt(T.hours_minutes, { h, m });
+  return fmt(T.minutes, { m });
+}
+
+// "Next game where it's your move": after a move at a turn-based table, the page asks where
+// another game waits for this person, and shows the link (key N) only when there is one.
+let nextAsked = null;
+async function askNextGame(view, me) {
+  const box = $("next-game-box");
+  if (!box) return;
+  const mine = view && me !== null && view.turn === me && !state.result;
+  if (state.table.pace !== "turn" || me === null || mine) { box.hidden = true; return; }
+  if (nextAsked === state.version) return;
+  nextAsked = state.version;
+  try {
+    const link = $("next-game");
+    const data = await (await fetch(link.dataset.json, { credentials: "same-origin" })).json();
+    box.hidden = !data.url;
+    if (data.url) link.href = data.url;
+  } catch { box.hidden = true; }
+}
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "n" && e.key !== "N") return;
+  if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|TEXTAREA|SELECT)$/.test(e.target.tagName) || e.target.isContentEditable) return;
+  const box = $("next-game-box");
+  if (box && !box.hidden) window.location.href = $("next-game").href;
+});
+
 function tick() {
   if (!state) return;
   if (!state.view && state.table.state === "waiting" && state.table.fill_at) $("turn-text").textContent = waitingWords();
@@ -441,7 +480,7 @@ function tick() {
   const total = Math.max((clock.turn_seconds || 0) * 1000,
     clock.deadline && clock.started ? clock.deadline - clock.started : 0) || 1;
   const frac = left === null ? 0 : Math.max(0, Math.min(1, left / total));
-  const secs = left === null ? "" : `${Math.ceil(left / 1000)} s`;
+  const secs = left === null ? "" : leftWords(left);
   const low = left !== null && left < 5000;
   const wrap = $("clock");
   wrap.hidden = left === null;
@@ -770,6 +809,8 @@ function renderHost(view) {
     buttons.push(t.paused ? host("resume", T.resume) : host("pause", T.pause, {}, "secondary"));
     if (view && state.result && state.match && !state.match.over) buttons.push(host("next_round", T.next_round));
     if (state.match && state.match.over) buttons.push(host("new_match", T.new_match));
+    // A live match may be adjourned and taken up another day (from My games).
+    else if (t.pace !== "turn" && state.match) buttons.push(host("adjourn", T.adjourn, {}, "secondary"));
   }
   box.replaceChildren(el("span", { class: "label" }, T.host_controls), ...buttons);
 }
@@ -789,6 +830,7 @@ function render() {
   const paused = $("paused");
   paused.hidden = !state.table.paused || !closed.hidden;
   paused.textContent = state.table.paused_by ? fmt(T.paused_by, { name: state.table.paused_by }) : T.paused;
+  if (state.table.state === "adjourned") { paused.hidden = false; paused.textContent = T.adjourned; }
   // Taking or leaving a seat is only for a table that has not started; once the match is on,
   // leaving asks first (#leave-match), and is gone once the person's seat is leaving.
   for (const form of document.querySelectorAll(".seat-form")) form.hidden = state.table.state !== "waiting";
@@ -810,6 +852,24 @@ function render() {
   renderLearning(view, me);
   renderResult(view);
   renderHost(view);
+  renderRematch(me);
+  askNextGame(view, me);
+}
+
+// Rematch: once the match is over, any person seated offers it, the others accept.
+function renderRematch(me) {
+  const box = $("rematch");
+  if (!box) return;
+  const over = state.table.state === "playing" && state.match && state.match.over;
+  box.hidden = !over || me === null;
+  if (box.hidden) return;
+  const offer = state.table.rematch;
+  const accepted = offer ? offer.accepted : [];
+  const bits = [];
+  if (offer) bits.push(el("span", {}, fmt(T.rematch_waiting, { n: accepted.length, total: state.seats.length })));
+  if (accepted.includes(me)) bits.push(el("span", { class: "muted" }, T.rematch_you_accepted));
+  else bits.push(el("button", { type: "button", "data-action": "rematch", onclick: () => send({ type: "host", action: "rematch" }) }, offer ? T.rematch_accept : T.rematch));
+  box.replaceChildren(...bits);
 }
 
 // Options (auto-pass, play automatically, learning mode, tile size, speed, sounds, arranging

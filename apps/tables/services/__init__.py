@@ -19,6 +19,11 @@ module.
 from apps.core.errors import ServiceError, StaleMove
 from apps.core.protocol import WATCHING_OFF_CLOSE_CODE
 
+from .adjourn import (
+    adjourn,
+    end_adjourned,
+    resume_adjourned,
+)
 from .base import (
     AUTO_PASS_PRESETS,
     RUNNING,
@@ -27,6 +32,7 @@ from .base import (
     lock_table,
     require_not_banned,
     require_open,
+    require_room_for_match,
     require_signed_in,
 )
 from .clock import (
@@ -82,6 +88,7 @@ from .presence import (
     register_node,
     renew_lease,
 )
+from .rematch import rematch
 from .seats import (
     add_bot,
     invite,
@@ -99,6 +106,12 @@ from .staff import (
 from .sweep import (
     prune_table_events,
     sweep,
+)
+from .vacation import (
+    on_vacation,
+    start_vacation,
+    stop_vacation,
+    vacation_left,
 )
 
 __all__ = [
@@ -158,6 +171,7 @@ __all__ = [
     "renew_lease",
     "require_not_banned",
     "require_open",
+    "require_room_for_match",
     "require_signed_in",
     "resume",
     "set_preferences",
@@ -168,4 +182,12 @@ __all__ = [
     "sweep",
     "touch",
     "update_by_staff",
+    "adjourn",
+    "end_adjourned",
+    "resume_adjourned",
+    "rematch",
+    "on_vacation",
+    "start_vacation",
+    "stop_vacation",
+    "vacation_left",
 ]

@@ -20,6 +20,7 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -28,7 +29,7 @@ from apps.core import doorbell, snapshots
 from apps.core.errors import ServiceError, StaleMove
 from apps.rules.engine import Match as EngineMatch
 
-from .. import game, hooks, rows, scheduling, selectors, state
+from .. import game, hooks, pace, rows, scheduling, selectors, state
 from ..models import (
     Connection,
     Match,
@@ -97,13 +98,15 @@ def bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
         match = rows.current_match(table.pk)
         engine = game.restore(match)
     deadline_for, actor = arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
+    if table.person_clock and (new_turn or any(e.get("kind") in TURN_AGAIN for e in events)):
+        events.append(turn_event(seats[engine.current.turn], table.turn_deadline))
     old = table.version
     position = (match.pk, game.position_of(match, engine, game.round_id(match))) if moved \
         else None
     written = rows.write_version(
         table.pk, old=old,
         table={"version": old + 1, "updated_at": now, "turn_started_at": table.turn_started_at,
-               "turn_deadline": table.turn_deadline},
+               "turn_deadline": table.turn_deadline, "person_clock": table.person_clock},
         event={"table_id": table.pk, "version": old + 1, "events": events, "created_at": now},
         moves=table.__dict__.pop("_pending_moves", []), position=position)
     if not written:
@@ -116,6 +119,17 @@ def bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
                       snapshot, actor)
     transaction.on_commit(lambda: ring(outcome))
     return outcome
+
+
+#: Events after which the person to play at a turn-based table is told again (their clock
+#: restarted or moved: a resumed table, a vacation begun or ended).
+TURN_AGAIN = frozenset({"resumed", "vacation"})
+
+
+def turn_event(seat: Seat, deadline: datetime) -> dict:
+    """``turn``: whose move it is now at a turn-based table, and until when (docs/protocol.md)."""
+    return {"kind": "turn", "seat": seat.index, "user": seat.user_id,
+            "deadline": deadline.isoformat()}
 
 
 def ring(outcome: Outcome) -> None:
@@ -222,7 +236,9 @@ def _players_holding(table: Table) -> bool:
 def mark_if_empty(table: Table, events: list[dict], *, now: datetime) -> None:
     """No seated person holds a socket any more: the table pauses by itself and its 2-minute
     expiry starts, however many watchers stay."""
-    if table.empty_since is not None or table.state == Table.State.CLOSED \
+    # A turn-based table waits for its people however long nobody has its page open.
+    if table.turn_based or table.empty_since is not None \
+            or table.state in (Table.State.CLOSED, Table.State.ADJOURNED) \
             or _players_holding(table):
         return
     table.empty_since = now
@@ -232,6 +248,36 @@ def mark_if_empty(table: Table, events: list[dict], *, now: datetime) -> None:
         fields += ["paused", "paused_by", "paused_at"]
         events.append({"kind": "paused", "empty": True})
     table.save(update_fields=fields)
+
+
+#: A table's states while its match counts as unfinished (an adjourned one too).
+UNFINISHED = (Table.State.WAITING, Table.State.PLAYING, Table.State.ADJOURNED)
+
+
+def unfinished_matches(user_id: int) -> int:
+    """Turn-based tables where this person sits whose match is not over (or not started)."""
+    match_on = Match.objects.filter(table=OuterRef("table_id"), finished_at__isnull=True)
+    any_match = Match.objects.filter(table=OuterRef("table_id"))
+    return (Seat.objects.filter(user_id=user_id, turn_based=True, table__state__in=UNFINISHED)
+            .filter(Q(Exists(match_on)) | ~Exists(any_match)).count())
+
+
+def match_allowance(user) -> int:
+    """How many unfinished turn-based matches this person may sit in: the base, plus one per
+    turn-based match they finished, up to the most (apps/tables/pace.py)."""
+    finished = getattr(getattr(user, "profile", None), "turn_based_finished", 0) or 0
+    return min(pace.unfinished_base() + finished, pace.unfinished_max())
+
+
+def require_room_for_match(user) -> None:
+    """Refuse one more turn-based match to a person who has as many unfinished as allowed."""
+    allowed = match_allowance(user)
+    count = unfinished_matches(user.pk)
+    if count >= allowed:
+        raise ServiceError(
+            _("You have %(count)d unfinished turn-based matches, the most you may have now "
+              "(%(allowed)d): finish one first.") % {"count": count, "allowed": allowed},
+            code="too_many_matches")
 
 
 def require_not_banned(user) -> None:

@@ -71,6 +71,7 @@ def arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
     the turn's start and their leaving); between rounds the next deal comes after the result
     has been shown. Paused or closed tables have no deadline.
     """
+    table.person_clock = False
     if table.state != Table.State.PLAYING:
         table.turn_started_at = table.turn_deadline = None
         return None, None
@@ -91,6 +92,8 @@ def arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
         table.turn_deadline = start + timedelta(milliseconds=table.bot_think_ms)
         slow = (seat.bot_level or table.bot_level) in SLOW_BOT_LEVELS
         return position, "bot" if slow else "table"
+    if table.turn_based:
+        return position, _arm_turn_based(table, seat)
     limits = []
     seconds = engine.rules.turn_seconds
     if seconds:
@@ -104,6 +107,37 @@ def arm_clock(table: Table, engine: EngineMatch | None, seats: list[Seat],
         limits.append(away + (_grace_timed() if seconds else _grace_untimed()))
     table.turn_deadline = min(limits) if limits else None
     return position, "table"
+
+
+def _arm_turn_based(table: Table, seat: Seat) -> str:
+    """A person's turn at a turn-based table: ``move_seconds`` from the turn's start, plus
+    the part of their vacation that fell in it; never a grace for being away."""
+    start = table.turn_started_at
+    deadline = start + timedelta(seconds=table.move_seconds or 86400)
+    if table.vacation_allowed:
+        deadline += vacation_extension(seat, start, deadline)
+    if _plays_automatically(seat):
+        deadline = min(deadline, start + timedelta(milliseconds=table.bot_think_ms))
+    else:
+        table.person_clock = True
+    table.turn_deadline = deadline
+    return "table"
+
+
+def vacation_extension(seat: Seat, start: datetime, deadline: datetime) -> timedelta:
+    """How long the person's vacation stopped a clock that ran from ``start`` to ``deadline``:
+    the clock stops from the later of the turn's start and the vacation's to the vacation's
+    end (a stopped vacation ends when it was stopped). A pure function of the rows, so that
+    arming the clock again at any time gives the same deadline."""
+    profile = getattr(seat.user, "profile", None) if seat.user_id else None
+    since = getattr(profile, "vacation_from", None)
+    until = getattr(profile, "vacation_until", None)
+    if since is None or until is None:
+        return timedelta(0)
+    stopped = max(since, start)
+    if stopped >= deadline or until <= stopped:
+        return timedelta(0)
+    return until - stopped
 
 
 def _plays_automatically(seat: Seat) -> bool:

@@ -23,6 +23,7 @@ from ..models import (
     Table,
 )
 from ..names import normalize_table_name, table_name_problem
+from ..pace import LIVE, TIMEOUTS_DEFAULT, TIMEOUTS_MAX, TIMEOUTS_MIN, TURN, move_seconds_choices
 from .base import (
     NotDue,
     Outcome,
@@ -34,6 +35,7 @@ from .base import (
     require_host,
     require_not_banned,
     require_open,
+    require_room_for_match,
     require_signed_in,
     table_seats,
 )
@@ -44,22 +46,49 @@ from .rounds import begin_match, deal
 def create_table(*, host, preset: str, players: int | None = None, options: dict | None = None,
                  public: bool = False, allow_bots: bool = False, bot_level: str = "medium",
                  bot_think_ms: int = 1000, name: str = "",
-                 watchers_allowed: bool = True) -> Table:
+                 watchers_allowed: bool = True, pace: str = LIVE,
+                 move_seconds: int | None = None, timeouts_to_standin: int = TIMEOUTS_DEFAULT,
+                 vacation_allowed: bool = True) -> Table:
     """Open a table; the host takes seat 0. Inconsistent options are refused with the reason.
-    Guests may only practise (:func:`open_practice`)."""
+    Guests may only practise (:func:`open_practice`). ``pace`` "turn" opens a turn-based
+    table (docs/turn-based.md): ``move_seconds`` one of ``pace.move_seconds_choices()``."""
     require_signed_in(host)
     require_account(host, _("Sign up to open a table for friends: your practice games stay "
                              "yours."))
     require_not_banned(host)
+    if pace == TURN:
+        options = {**(options or {}), "turn_seconds": None}
     options, rules = checked_options(preset, players, options)
     if not 0 <= bot_think_ms <= 10_000:
         raise ServiceError(_("Bots think between 0 and 10 seconds."), code="bad_options")
+    paced = turn_based_fields(pace, move_seconds, timeouts_to_standin, vacation_allowed)
     name = _clean_name(name)
     with transaction.atomic():
+        if pace == TURN:
+            require_room_for_match(host)
         return new_table(host=host, preset=preset, rules=rules, options=options,
                          public=public, allow_bots=allow_bots, bot_level=bot_level,
                          bot_think_ms=bot_think_ms, name=name,
-                         watchers_allowed=bool(watchers_allowed))
+                         watchers_allowed=bool(watchers_allowed), **paced)
+
+
+def turn_based_fields(pace: str, move_seconds: int | None, timeouts_to_standin: int,
+                      vacation_allowed: bool) -> dict:
+    """The table's pace fields, checked: a turn-based table's time per move is one of the
+    choices, and its timeouts in a row between the bounds."""
+    if pace == LIVE:
+        return {}
+    if pace != TURN:
+        raise ServiceError(_("Choose live or turn-based."), code="bad_options")
+    if move_seconds not in move_seconds_choices():
+        raise ServiceError(_("Choose one of the times per move offered."), code="bad_options")
+    if not (isinstance(timeouts_to_standin, int)
+            and TIMEOUTS_MIN <= timeouts_to_standin <= TIMEOUTS_MAX):
+        raise ServiceError(_("Timeouts in a row: from %(low)d to %(high)d.")
+                           % {"low": TIMEOUTS_MIN, "high": TIMEOUTS_MAX}, code="bad_options")
+    return {"pace": TURN, "move_seconds": move_seconds,
+            "timeouts_to_standin": timeouts_to_standin,
+            "vacation_allowed": bool(vacation_allowed)}
 
 
 def checked_options(preset: str, players: int | None,
@@ -86,7 +115,8 @@ def new_table(*, host, preset: str, rules: Rules, options: dict, **fields) -> Ta
             continue
     else:
         raise ServiceError(_("Could not open a table; try again."), code="retry")
-    Seat.objects.bulk_create(Seat(table=table, index=i) for i in range(rules.players))
+    Seat.objects.bulk_create(Seat(table=table, index=i, turn_based=table.turn_based)
+                             for i in range(rules.players))
     # Away until their first socket opens: a seat's away_since is its presence.
     now = timezone.now()
     Seat.objects.filter(table=table, index=0).update(user=host, joined_at=now, away_since=now)
@@ -235,6 +265,9 @@ def new_match(*, user, table_id: int) -> Outcome:
             raise ServiceError(_("The match is still on."), code="match_on")
         if table.seats.filter(user__isnull=True, is_bot=False).exists():
             raise ServiceError(_("Every seat must be taken first."), code="seats_empty")
+        if table.rematch:
+            table.rematch = None  # the host started it: a rematch offered is answered
+            table.save(update_fields=["rematch"])
         events, match, engine = begin_match(table, number=match.number + 1)
         return bump(table, events, engine, match=match, moved=True, new_turn=True)
 

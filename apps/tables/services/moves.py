@@ -29,6 +29,7 @@ from ..models import (
     Seat,
     Table,
 )
+from . import outage
 from .base import (
     NotDue,
     Outcome,
@@ -69,9 +70,15 @@ def play_move(*, user, table_id: int, round_number: int, ply: int, tile: str | N
     with transaction.atomic():
         table = lock_table(table_id, for_move=True)
         seat = seat_of(table, user)
+        if seat.forfeited:
+            raise ServiceError(_("A bot plays your seat until the match ends: your time ran "
+                                 "out too many times in a row."), code="standin")
         if seat.played_by_bot:
             raise ServiceError(_("A bot is playing your hand until the round ends."),
                                code="standin")
+        if seat.timeouts:
+            seat.timeouts = 0  # the person plays again: their timeouts no longer run on
+            seat.save(update_fields=["timeouts"])
         sent = SentMove(seat=seat.index, round_number=round_number, ply=ply, tile=tile,
                         end=end, is_pass=is_pass)
         return _apply(table, sent, by=Move.By.PLAYER, user=user)
@@ -100,6 +107,10 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
             raise NotDue()
         if table.turn_deadline - DUE_TOLERANCE > now:
             raise NotDue()
+        if table.person_clock and outage.beat_missing(now=now):
+            # Beat is away: maybe the whole site was down, and that time is not the person's.
+            # Beat's next sweep moves their clock on by the outage, then acts.
+            raise NotDue()
         match, engine = playing_match(table)
         last = engine.rounds[-1]
         here = (len(engine.rounds) - 1, len(last.history))
@@ -117,8 +128,35 @@ def act_on_deadline(*, table_id: int, round_number: int | None = None, ply: int 
         else:
             move = legal_dict(*last.legal()[0])
             by = Move.By.TABLE
+        timed_out = timeout_events(table, seat, match) if table.person_clock else []
         return _apply(table, SentMove.legal(move, seat=seat.index, position=here), by=by,
-                      user=None, match=match, engine=engine, due_at=table.turn_deadline)
+                      user=None, match=match, engine=engine, due_at=table.turn_deadline,
+                      events=timed_out)
+
+
+def timeout_events(table: Table, seat: Seat, match: Match) -> list[dict]:
+    """A person's time ran out at a turn-based table: the table plays for them (seed 000's
+    rule) and they are told; after the host's number of timeouts in a row, a stand-in takes
+    their seat to the match's end, which fair play counts as abandoning it (the ``standin``
+    seat event)."""
+    seat.timeouts += 1
+    moved = Move.objects.filter(round__match=match, seat=seat.index,
+                                by=Move.By.PLAYER).exists()
+    first_match = match.number == 1
+    events = [{"kind": "timeout", "seat": seat.index, "user": seat.user_id,
+               "count": seat.timeouts, "limit": table.timeouts_to_standin,
+               # Whether they moved by themselves in this match yet, and whether it is the
+               # table's first match (a turn-based tournament's no-show: not moved, first).
+               "moved": moved, "first": first_match}]
+    fields = ["timeouts"]
+    if seat.timeouts >= table.timeouts_to_standin:
+        seat.standin = seat.forfeited = True
+        fields += ["standin", "forfeited"]
+        events += [{"kind": "seat", "seat": seat.index, "action": "standin"},
+                   {"kind": "seat_to_standin", "seat": seat.index, "user": seat.user_id,
+                    "timeouts": seat.timeouts}]
+    seat.save(update_fields=fields)
+    return events
 
 
 def _decide(table: Table, engine: EngineMatch, seat: Seat) -> dict:
@@ -156,7 +194,8 @@ def _check_position(engine: EngineMatch, round_number: int, ply: int) -> None:
 
 
 def _apply(table: Table, sent: SentMove, *, by: str, user, match: Match | None = None,
-           engine: EngineMatch | None = None, due_at: datetime | None = None) -> Outcome:
+           engine: EngineMatch | None = None, due_at: datetime | None = None,
+           events: list[dict] | None = None) -> Outcome:
     if match is None:
         match, engine = playing_match(table)
     if table.paused:
@@ -176,7 +215,7 @@ def _apply(table: Table, sent: SentMove, *, by: str, user, match: Match | None =
         code = "bad_tile" if err.code == "bad_record" else err.code
         raise ServiceError(rule_message(err), code=code) from err
     now = timezone.now()
-    events: list[dict] = []
+    events = list(events or [])
     record_move(table, engine, match, move, by=by, user=user, events=events, due_at=due_at, now=now)
     auto_passes(table, match, engine, events, now=now)
     return bump(table, events, engine, match=match, moved=True, new_turn=True, now=now)

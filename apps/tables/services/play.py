@@ -29,6 +29,7 @@ from ..models import (
     Seat,
     Table,
 )
+from ..pace import LIVE, TURN, move_seconds_choices, quick_fill_wait
 from .base import (
     RUNNING,
     NotDue,
@@ -39,6 +40,7 @@ from .base import (
     lock_table,
     require_not_banned,
     require_open,
+    require_room_for_match,
     require_signed_in,
     table_seats,
 )
@@ -154,7 +156,8 @@ _QUICK_LOCK_PERSON = 0x51504C50
 _QUICK_LOCK_GAME = 0x51504C47
 
 
-def quick_play(*, user, preset: str, players: int | None = None) -> Table:
+def quick_play(*, user, preset: str, players: int | None = None,
+               move_seconds: int | None = None, allow_bots: bool = True) -> Table:
     """"Play now": a seat at a public quick table of this game (and number of players) that is
     waiting for people, or a new one, which this person then hosts.
 
@@ -164,6 +167,8 @@ def quick_play(*, user, preset: str, players: int | None = None) -> Table:
     playing gets that table back; one seated at another table in play (not practice) is
     refused, with that table named; a quick table whose match is over is left for the new one.
     Guests are refused: playing with people needs an account.
+
+    With ``move_seconds``, a turn-based game (:func:`_quick_turn_based`).
     """
     require_signed_in(user)
     require_not_banned(user)
@@ -178,6 +183,8 @@ def quick_play(*, user, preset: str, players: int | None = None) -> Table:
                            4 if players is None else players)
     except RuleError as err:
         raise ServiceError(rule_message(err), code="bad_options") from err
+    if move_seconds is not None:
+        return _quick_turn_based(user, preset, rules.players, move_seconds, bool(allow_bots))
     with transaction.atomic():
         _quick_play_lock(user.pk, preset, rules.players)
         current = _quick_table_of(user)
@@ -197,6 +204,41 @@ def quick_play(*, user, preset: str, players: int | None = None) -> Table:
         table.save(update_fields=["quick", "fill_at"])
         table_id, fill_at = table.pk, table.fill_at
         transaction.on_commit(lambda: _schedule_fill(table_id, fill_at))
+        return table
+
+
+def _quick_turn_based(user, preset: str, players: int, move_seconds: int,
+                      allow_bots: bool) -> Table:
+    """"Play now", turn-based: a seat at a public quick table of the same game, players, time
+    per move and bots-or-not that waits for people, or a new one. It starts when its seats
+    are taken; only where its host allowed bots do bots take the free seats, after
+    ``pace.QUICK_FILL_SECONDS``. A person may wait at several (up to the limit)."""
+    if move_seconds not in move_seconds_choices():
+        raise ServiceError(_("Choose one of the times per move offered."), code="bad_options")
+    with transaction.atomic():
+        _quick_play_lock(user.pk, f"{preset}:{move_seconds}", players)
+        require_room_for_match(user)
+        waiting = (Table.objects.filter(quick=True, public=True, hidden=False, pace=TURN,
+                                        state=Table.State.WAITING, preset=preset,
+                                        players=players, move_seconds=move_seconds,
+                                        allow_bots=allow_bots)
+                   .exclude(seats__user=user)
+                   .annotate(free=Count("seats", filter=Q(seats__user__isnull=True,
+                                                          seats__is_bot=False)))
+                   .filter(free__gt=0).order_by("pk").values_list("pk", flat=True)[:10])
+        for table_id in list(waiting):
+            table = lock_table(table_id)
+            if table.state == Table.State.WAITING and any(s.empty for s in table_seats(table)):
+                join_table(user=user, table_id=table.pk)
+                return Table.objects.get(pk=table.pk)
+        table = create_table(host=user, preset=preset, players=players, public=True,
+                             allow_bots=allow_bots, pace=TURN, move_seconds=move_seconds)
+        table.quick = True
+        table.fill_at = timezone.now() + quick_fill_wait() if allow_bots else None
+        table.save(update_fields=["quick", "fill_at"])
+        if table.fill_at is not None:
+            table_id, fill_at = table.pk, table.fill_at
+            transaction.on_commit(lambda: _schedule_fill(table_id, fill_at))
         return table
 
 
@@ -245,8 +287,11 @@ def _quick_play_lock(user_id: int, preset: str, players: int) -> None:
 
 def _seats_held(user):
     """The person's seats (or reserved seats) at open tables, not the ones they are leaving."""
-    return (Seat.objects.filter(Q(user=user) | Q(reserved_for=user), leaving=False)
-            .exclude(table__state=Table.State.CLOSED).select_related("table"))
+    # Turn-based tables do not count: a person waits at several while playing live.
+    return (Seat.objects.filter(Q(user=user) | Q(reserved_for=user), leaving=False,
+                                turn_based=False)
+            .exclude(table__state__in=[Table.State.CLOSED, Table.State.ADJOURNED])
+            .select_related("table"))
 
 
 def _in_play(table: Table) -> bool:
@@ -282,7 +327,7 @@ def _waiting_quick_tables(preset: str, players: int) -> list[int]:
     """Quick tables of this game waiting for people, oldest first (nearest to starting).
     A table nobody holds open (its people left the page) is passed over, as the lobby does."""
     return list(
-        Table.objects.filter(quick=True, public=True, allow_bots=True, hidden=False,
+        Table.objects.filter(quick=True, public=True, allow_bots=True, hidden=False, pace=LIVE,
                              state=Table.State.WAITING, preset=preset, players=players,
                              empty_since__isnull=True)
         .annotate(free=Count("seats", filter=Q(seats__user__isnull=True, seats__is_bot=False)),

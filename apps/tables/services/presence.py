@@ -66,7 +66,7 @@ def connect(*, user, table_id: int, channel_name: str,
             table.save(update_fields=["empty_since"])
         if not was:
             seat.away_since = None
-            if seat.standin and not seat.leaving:
+            if seat.standin and not seat.leaving and not seat.forfeited:
                 seat.standin = False
             seat.save(update_fields=["away_since", "standin"])
             events.append({"kind": "presence", "seat": seat.index, "connected": True})

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.db.models import F
 from django.utils import timezone
 
+from apps.accounts.models import Profile
 from apps.rules.engine import PASS_MOVE, move_dict
 from apps.rules.engine import Match as EngineMatch
 from apps.rules.view import side_dict
@@ -31,6 +33,14 @@ def begin_match(table: Table, number: int) -> tuple[list[dict], Match, EngineMat
                                  games=[0] * rules.sides)
     engine = EngineMatch(rules)
     events = [{"kind": "match_started", "match": number}]
+    for seat in table_seats(table):
+        # Timeouts count in one match; a stand-in for too many of them leaves with it.
+        if seat.timeouts or seat.forfeited:
+            if seat.forfeited:
+                seat.standin = False
+                events.append({"kind": "seat", "seat": seat.index, "action": "back"})
+            seat.timeouts, seat.forfeited = 0, False
+            seat.save(update_fields=["timeouts", "forfeited", "standin"])
     deal(table, match, engine, events)
     return events, match, engine
 
@@ -110,6 +120,11 @@ def _settle(table: Table, match: Match, engine: EngineMatch, events: list[dict],
     if engine.over:
         # What the apps above do with a finished match, in this transaction (the club pays it).
         hooks.match_finished(table=table, match=match, seats=table_seats(table), now=now)
+        if table.turn_based:
+            # Each finished turn-based match allows one more unfinished (pace.UNFINISHED_*).
+            people = [s.user_id for s in table_seats(table) if s.user_id and not s.is_bot]
+            Profile.objects.filter(user_id__in=people).update(
+                turn_based_finished=F("turn_based_finished") + 1)
     events.append({"kind": "round_over", "round": len(engine.rounds) - 1, **result})
     if engine.over:
         events.append({"kind": "match_over", "winner": side_dict(engine.rules, engine.winner)})
@@ -136,7 +151,7 @@ def _seats_at_round_end(table: Table, events: list[dict]) -> None:
             stays_watching = stays_watching or seat.user_id in holding
             seat.user, seat.standin, seat.leaving, seat.away_since = None, False, False, None
             changed = "left"
-        elif seat.standin and seat.away_since is None:
+        elif seat.standin and seat.away_since is None and not seat.forfeited:
             seat.standin = False
             changed = "back"
         if changed:

@@ -32,6 +32,7 @@ from .base import (
     require_host,
     require_not_banned,
     require_open,
+    require_room_for_match,
     require_signed_in,
     round_in_progress,
     seat_of,
@@ -57,6 +58,8 @@ def join_table(*, user, table_id: int, code: str | None = None) -> Outcome:
         refused = hooks.join_refusal(table=table, user=user)
         if refused is not None:
             raise ServiceError(refused, code="refused")
+        if table.turn_based:
+            require_room_for_match(user)
         _refuse_practice(table)
         invited = Invitation.objects.filter(table=table, invitee=user).first()
         if not (table.public or (code and code.upper() == table.code) or invited):
@@ -226,7 +229,7 @@ def stand_in(*, table_id: int, seat_index: int, now: datetime | None = None) -> 
     with transaction.atomic():
         table = lock_table(table_id)
         seat = table.seats.get(index=seat_index)
-        if seat.standin or seat.user_id is None or seat.away_since is None \
+        if table.turn_based or seat.standin or seat.user_id is None or seat.away_since is None \
                 or seat.away_since + away_limit() > now or not round_in_progress(table):
             raise NotDue()
         seat.standin = True

@@ -16,10 +16,13 @@ from ..models import (
     Table,
     TableEvent,
 )
+from ..pace import LIVE, adjourned_limit
 from ..state import LOG_LENGTH
+from .adjourn import end_adjourned
 from .clock import away_limit, empty_limit
 from .lifecycle import close_empty, mark_unopened
 from .moves import act_on_deadline
+from .outage import note_beat
 from .play import delete_idle_guests, fill_quick_table, sweep_practice
 from .presence import expire_leases
 from .seats import stand_in
@@ -30,13 +33,18 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     services, each in its own transaction. Indexed columns find the work."""
     now = now or timezone.now()
     done = {"deadlines": 0, "standins": 0, "closed": 0, "practice_deleted": 0}
+    gap = note_beat(now=now)
+    done["outage_seconds"] = int(gap.total_seconds()) if gap else 0
     done["expired"] = expire_leases(now=now)
     due = Table.objects.filter(state=Table.State.PLAYING, paused=False,
                                turn_deadline__lte=now).values_list("pk", flat=True)
     done["deadlines"] = act_on_each(
         due=due[:500], act=lambda table_id: act_on_deadline(table_id=table_id, now=now))
+    # turn_based=False: the index of live seats (``seat_away_live_idx``); at a turn-based
+    # table nobody is ever replaced for being away.
     away = Seat.objects.filter(away_since__lte=now - away_limit(), standin=False,
-                               user__isnull=False, table__state=Table.State.PLAYING)
+                               user__isnull=False, turn_based=False,
+                               table__state=Table.State.PLAYING)
     done["standins"] = act_on_each(
         due=away.values_list("table_id", "index")[:500],
         act=lambda seat: stand_in(table_id=seat[0], seat_index=seat[1], now=now))
@@ -45,7 +53,7 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
     done["filled"] = act_on_each(
         due=waited[:500], act=lambda table_id: fill_quick_table(table_id=table_id, now=now))
     unopened = Table.objects.filter(state=Table.State.WAITING, empty_since__isnull=True,
-                                    created_at__lte=now - empty_limit(),
+                                    pace=LIVE, created_at__lte=now - empty_limit(),
                                     connections__isnull=True).values_list("pk", flat=True)
     done["unopened"] = act_on_each(
         due=unopened[:500], act=lambda table_id: mark_unopened(table_id=table_id, now=now))
@@ -57,6 +65,11 @@ def sweep(*, now: datetime | None = None) -> dict[str, int]:
             done["closed" if kept is not None else "practice_deleted"] += 1
         except ServiceError:
             pass
+    adjourned = Table.objects.filter(state=Table.State.ADJOURNED,
+                                     adjourned_at__lte=now - adjourned_limit())
+    done["adjourned_ended"] = act_on_each(
+        due=adjourned.values_list("pk", flat=True)[:500],
+        act=lambda table_id: end_adjourned(table_id=table_id, now=now))
     done["practice_deleted"] += sweep_practice(now=now)
     done["guests_deleted"] = delete_idle_guests(now=now)
     return done
