@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0004_ways_to_play'),
+        ('accounts', '0005_last_active'),
     ]
 
     operations = [
