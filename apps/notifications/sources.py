@@ -77,7 +77,10 @@ def _table_events(table, seats, events: list[dict], now: datetime) -> None:
                 continue
             data = {**base, **{k: v for k, v in event.items()
                                if k != "kind" and isinstance(v, str | int | float | bool)}}
-            if kind.per_version:
+            if "round" in event and "ply" in event:
+                # The same turn told again (a vacation moved its deadline) is not news.
+                key = f"{kind.name}:t{table.pk}:r{event['round']}:p{event['ply']}"
+            elif kind.per_version:
                 key = f"{kind.name}:t{table.pk}:v{version}"
             else:
                 number = _match_number(table.pk)

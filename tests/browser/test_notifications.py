@@ -38,11 +38,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.postgres,
               pytest.mark.skipif(not Path("/usr/bin/chromium").exists(),
                                  reason="needs /usr/bin/chromium")]
 
-#: The kind the "done when" test follows: a match of the member's over, made by the friend's
-#: move. With the turn-based tables (issue 37) on the branch, this one line becomes "turn":
-#: the friend's move makes it the member's turn (``friend_plays_until`` stops at the first
-#: version whose events carry the kind).
-KIND = "match_over"
+#: The kind the "done when" test follows: at their turn-based table, the friend's move makes it
+#: the member's turn (``match_over`` is followed the same way, by a move that ends the match).
+KIND = "turn"
 #: Windows shortened for the test (docs/notifications.md lists them).
 GATHER_SECONDS, ACTIVE_SECONDS = 6, 2
 
@@ -306,7 +304,8 @@ def test_done_when_push_and_one_mail_none_while_looking_and_unsubscribe(site, sm
     asked = friends.request_friend(user=friend, display_name="ana")
     friends.accept_request(user=member, request_id=asked.pk)
     table = tables.create_table(host=member, preset="draw", players=2, public=False,
-                                name="Mesa de Ana", options={"target": 1, "turn_seconds": None})
+                                name="Mesa de Ana", options={"target": 1},
+                                pace="turn", move_seconds=86400)
     tables.invite(user=member, table_id=table.pk, display_name="bea")
     tables.join_table(user=friend, table_id=table.pk)
     tables.start_match(user=member, table_id=table.pk)

@@ -151,3 +151,31 @@ def test_a_review_done_tells_who_asked(people):
                      requested_by_id=people["dani"].pk)
     n = Notification.objects.get(kind="review_ready")
     assert (n.recipient_id, n.data["number"]) == (people["dani"].pk, 2)
+
+
+def test_a_move_at_a_turn_based_table_tells_the_next_person_once(people):
+    """Real play, not an event fed by hand: the tables add ``turn`` to the version after the
+    clock is armed, and the hook must hear it (it ran before, and no move ever notified). The
+    same turn told again, a vacation moving its deadline, is not a second notification."""
+    import random
+
+    from apps.rules.engine import legal_dict
+    from apps.tables import game
+
+    ana, bea, caio, dani = (people[n] for n in ("ana", "bea", "caio", "dani"))
+    table = tables.create_table(host=ana, preset="partners", pace="turn", move_seconds=86400)
+    for person in (bea, caio, dani):
+        tables.join_table(user=person, table_id=table.pk, code=table.code)
+    tables.start_match(user=ana, table_id=table.pk)
+    by_seat = {s.index: s.user for s in Table.objects.get(pk=table.pk).seats.all()}
+    engine = game.restore(Table.objects.get(pk=table.pk).current_match)
+    first = by_seat[engine.current.turn]
+    assert made("turn") == [("turn", first.pk)]
+    move = legal_dict(*random.Random(2).choice(engine.current.legal()))
+    tables.play_move(user=first, table_id=table.pk, round_number=0, ply=0,
+                     tile=move.get("play"), end=move.get("end"), is_pass=bool(move.get("pass")))
+    engine = game.restore(Table.objects.get(pk=table.pk).current_match)
+    second = by_seat[engine.current.turn]
+    assert made("turn") == sorted([("turn", first.pk), ("turn", second.pk)])
+    tables.start_vacation(user=second, days=2)  # their clock stops: the turn is told again
+    assert made("turn") == sorted([("turn", first.pk), ("turn", second.pk)])

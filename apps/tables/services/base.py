@@ -90,16 +90,19 @@ def bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
     when the match ``moved``, and build the version's snapshot; store and ring after commit."""
     now = now or timezone.now()
     seats = table_seats(table)
-    # What the apps above add in this transaction (a stake table's escrow follows its seats);
-    # a hook may refuse the change.
-    hooks.table_changing(table=table, seats=seats, events=events, now=now)
     connected = state.connected_people(seats)
     if engine is None and table.state == Table.State.PLAYING:
         match = rows.current_match(table.pk)
         engine = game.restore(match)
     deadline_for, actor = arm_clock(table, engine, seats, connected, new_turn=new_turn, now=now)
     if table.person_clock and (new_turn or any(e.get("kind") in TURN_AGAIN for e in events)):
-        events.append(turn_event(seats[engine.current.turn], table.turn_deadline))
+        events.append(turn_event(seats[engine.current.turn], table.turn_deadline,
+                                 round_number=len(engine.rounds) - 1,
+                                 ply=len(engine.current.history)))
+    # What the apps above add in this transaction (a stake table's escrow follows its seats,
+    # the notifications of its events): after the clock, so they hear every event of the
+    # version, the ``turn`` it adds included; a hook may refuse the change.
+    hooks.table_changing(table=table, seats=seats, events=events, now=now)
     old = table.version
     position = (match.pk, game.position_of(match, engine, game.round_id(match))) if moved \
         else None
@@ -126,10 +129,12 @@ def bump(table: Table, events: list[dict], engine: EngineMatch | None = None, *,
 TURN_AGAIN = frozenset({"resumed", "vacation"})
 
 
-def turn_event(seat: Seat, deadline: datetime) -> dict:
-    """``turn``: whose move it is now at a turn-based table, and until when (docs/protocol.md)."""
+def turn_event(seat: Seat, deadline: datetime, *, round_number: int, ply: int) -> dict:
+    """``turn``: whose move it is now at a turn-based table, and until when, and the move it
+    is (the same turn told again, a vacation moving its deadline, keeps its round and ply:
+    docs/protocol.md)."""
     return {"kind": "turn", "seat": seat.index, "user": seat.user_id,
-            "deadline": deadline.isoformat()}
+            "deadline": deadline.isoformat(), "round": round_number, "ply": ply}
 
 
 def ring(outcome: Outcome) -> None:
