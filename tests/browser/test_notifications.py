@@ -280,14 +280,16 @@ def friend_moves(kind: str, table_id: int, friend) -> None:
 
 
 def settled(kind: str, member) -> bool:
-    """Every notification of ``kind`` for the member planned, and each of its deliveries at
-    its end (sent, skipped or failed)."""
+    """The member has a notification of ``kind``, and every notification of that kind (the
+    friend's too: their turns come from the member's moves) is planned, each of its deliveries
+    at its end (sent, skipped or failed). The friend's count: the worker plans in its own
+    order, so the member's being done says nothing of the friend's."""
     from apps.notifications.models import Delivery, Notification
 
-    rows = Notification.objects.filter(kind=kind, recipient=member)
-    return rows.exists() and not rows.filter(planned=False).exists() and not \
-        Delivery.objects.filter(notification__in=rows,
-                                state__in=["pending", "sending"]).exists()
+    rows = Notification.objects.filter(kind=kind)
+    return rows.filter(recipient=member).exists() and not rows.filter(planned=False).exists() \
+        and not Delivery.objects.filter(notification__in=rows,
+                                        state__in=["pending", "sending"]).exists()
 
 
 def test_done_when_push_and_one_mail_none_while_looking_and_unsubscribe(site, smtp_server,
