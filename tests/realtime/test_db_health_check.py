@@ -22,7 +22,11 @@ def _query() -> None:
 def test_health_checks_only_after_the_grace(monkeypatch):
     from django.db.backends.postgresql.base import DatabaseWrapper
 
-    # Kept between calls, as on the site (tests close them after every call).
+    # Kept between calls, as on the site (tests close them after every call). The calls run
+    # on this thread as a database thread runs them (``hub._in_thread``: Django's
+    # close_old_connections around the call, the grace inside): which thread asgiref picks for
+    # a call is another test's (below), and a worker that ran other tests first may hand the
+    # call to a thread whose connection this test does not see.
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
     checks = []
     real = DatabaseWrapper.is_usable
@@ -32,23 +36,22 @@ def test_health_checks_only_after_the_grace(monkeypatch):
         return real(self)
 
     monkeypatch.setattr(DatabaseWrapper, "is_usable", counting)
-    monkeypatch.setattr(hub, "_db_threads", lambda: 1)
 
-    async def calls(n: int) -> None:
+    def calls(n: int) -> set[int]:
+        pids = set()
         for _ in range(n):
-            await hub.db(_query)
+            hub._in_thread(_query, (), {})
+            pids.add(connection.connection.info.backend_pid)
+        return pids
 
-    # From no connection on the database threads: one an earlier test left there (opened with
-    # another CONN_MAX_AGE) would be closed and opened again, and an opening needs no check.
-    hub.close_threads()
-    try:
-        asyncio.run(calls(4))
-        assert checks == []  # the first call opened the connection; the others followed it
-        monkeypatch.setattr(hub, "HEALTH_CHECK_GRACE", 0.0)
-        asyncio.run(calls(3))
-        assert len(checks) == 3  # idle past the grace: each call checks first
-    finally:
-        hub.close_threads()
+    # From no connection: one opened earlier (with another CONN_MAX_AGE) would be closed and
+    # opened again, and an opening needs no check.
+    connection.close()
+    first = calls(4)
+    assert checks == []  # the first call opened the connection; the others followed it
+    monkeypatch.setattr(hub, "HEALTH_CHECK_GRACE", 0.0)
+    assert calls(3) == first  # the same connection all along
+    assert len(checks) == 3  # idle past the grace: each call checks first
 
 
 def test_calls_on_the_pool_run_in_the_caller_s_context_and_close_old_connections(monkeypatch):
