@@ -150,6 +150,24 @@ def count_moves(record: dict, *, seats: list[int] | None = None) -> int:
                for raw in raw_round.get("moves", []) if raw["seat"] in chosen)
 
 
+def views_at(record: dict, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], dict]:
+    """The mover's view just before each ``(round index, move index)`` of ``wanted``: what that
+    seat saw then, and nothing else (the exercises made of a review start from it)."""
+    harness.load(record)
+    out: dict[tuple[int, int], dict] = {}
+    for k, i, _raw, view, _move in _positions(record, _seats(record, None)):
+        if (k, i) in wanted:
+            out[(k, i)] = view
+    return out
+
+
+def same_position(view: dict, a: int, b: int) -> bool:
+    """Whether legal moves ``a`` and ``b`` of ``view`` (indices into ``view["legal"]``) lead to
+    the same position, as the review merges them into one candidate."""
+    pub = Public(view)
+    return _key(pub, pub.legal[a]) == _key(pub, pub.legal[b])
+
+
 # -- judging one move ------------------------------------------------------------------------
 
 def _key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
