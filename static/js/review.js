@@ -211,7 +211,8 @@ function drawRound() {
   const k = where.round;
   drawnRound = k;
   $("review-chart-title").textContent = fmt(T.chart_title, { side: sideName(k), n: k + 1 });
-  $("review-chart-about").textContent = R.partners ? `${T.chart_about} ${T.chart_partner}` : T.chart_about;
+  const about = `${T.chart_about} ${T.chart_blunder}`;
+  $("review-chart-about").textContent = R.partners ? `${about} ${T.chart_partner}` : about;
   chartSvg(k);
   $("review-summary-title").textContent = fmt(T.summary_title, { n: k + 1 });
   const sentences = (review.words.summary[String(k)]) || {};

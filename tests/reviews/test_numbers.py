@@ -5,6 +5,7 @@ tries kept, the review's JSON and the profile with accuracy and the rating chart
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -230,3 +231,15 @@ def test_the_profile_shows_accuracy_history_and_the_rating_chart(finished, peopl
     cys = re.findall(r'class="rating-dot" cx="([^"]+)" cy="([^"]+)"', page)
     assert cys and all(re.fullmatch(r"[\d.]+", v) for pair in cys for v in pair)
     assert "<script" not in page.split('id="rating-chart-pairs"')[1].split("</figure>")[0]
+
+
+def test_reviews_done_before_the_numbers_get_them_once(review, people):
+    PlayerAccuracy.objects.all().delete()
+    Exercise.objects.all().delete()
+    from django.core.management import call_command
+    call_command("take_review_numbers", stdout=io.StringIO())
+    assert PlayerAccuracy.objects.filter(review=review).count() == 2
+    made = Exercise.objects.filter(review=review).count()
+    assert made > 0
+    call_command("take_review_numbers", stdout=io.StringIO())
+    assert Exercise.objects.filter(review=review).count() == made
