@@ -11,7 +11,7 @@ mistakes: the exercise page shows her hand and no other tile of the deal, she fi
 move, reads why, and her progress is kept.
 
 Screenshots: var/screenshots/numbers-review-*.png, numbers-profile-*.png,
-numbers-exercise-*.png (phone and desktop).
+numbers-exercise-*.png, numbers-training-*.png (phone and desktop).
 """
 
 from __future__ import annotations
@@ -273,6 +273,11 @@ def test_an_exercise_from_a_real_review_is_solved(numbers_site, monkeypatch):
             assert page.evaluate("window.__csp") == []
             axe_check(page, "exercise answered")
             shoot(page, "numbers-exercise-en")
+            # The list: this one found, the others still to try.
+            page.goto(f"{base}/training/")
+            assert page.locator(".exercise-list li.found").count() == 1
+            axe_check(page, "the exercises")
+            shoot(page, "numbers-training-en")
             context.close()
             assert not errors, errors
         finally:

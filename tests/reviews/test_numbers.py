@@ -243,3 +243,19 @@ def test_reviews_done_before_the_numbers_get_them_once(review, people):
     assert made > 0
     call_command("take_review_numbers", stdout=io.StringIO())
     assert Exercise.objects.filter(review=review).count() == made
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("es", ("Encuentra la mejor jugada", "Tu mano", "La respuesta del bot", "Entrena con")),
+    ("pt-br", ("Encontre a melhor jogada", "Sua mão", "A resposta do bot", "Treine com")),
+    ("en", ("Find the better move", "Your hand", "The bot's answer", "Train on"))])
+def test_an_exercise_speaks_the_readers_language(people, review, client, language, words):
+    e = Exercise.objects.filter(user=people["ana"], review=review).first()
+    people["ana"].profile.language = language
+    people["ana"].profile.save()
+    client.force_login(people["ana"])
+    page = client.get(f"/training/{e.pk}/").content.decode().replace("&#x27;", "'")
+    assert words[0] in page and words[1] in page
+    page = client.post(f"/training/{e.pk}/", {"choice": 0}).content.decode()
+    assert words[2] in page.replace("&#x27;", "'")
+    assert words[3] in client.get("/training/").content.decode()
