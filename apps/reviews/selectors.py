@@ -179,10 +179,11 @@ def exercise_page(exercise: Exercise) -> dict:
             history.append({"name": who, "tile": move.get("play")})
     counts = [{"name": names[s], "count": c, "mine": s == seat}
               for s, c in enumerate(view.get("hand_counts", [])) if s != seat]
+    played = exercise.played
+    # The record writes an end the view's legal move may leave out (a tile that fits one way).
     choices = [{"index": i, "label": move_label(m, ends), "tile": m.get("play"),
-                "best": None, "played": m == exercise.played or
-                (m.get("play") == exercise.played.get("play")
-                 and m.get("end", exercise.played.get("end")) == exercise.played.get("end"))}
+                "played": m.get("play") == played.get("play")
+                and m.get("end", played.get("end")) == played.get("end")}
                for i, m in enumerate(view.get("legal", []))]
     out = {"exercise": exercise, "match": match, "table": match.table, "round": k + 1,
            "move_number": exercise.move_index + 1, "names": names, "me": names[seat],
