@@ -14,7 +14,7 @@ import argparse
 import random
 import time
 
-from apps.bots import review
+from apps.bots import accuracy, review
 from apps.rules.engine import Match, deal
 from apps.rules.presets import make_rules
 from apps.rules.tiles import NAMES
@@ -86,11 +86,14 @@ def main(argv: list[str] | None = None) -> None:
         total_moves += len(entries)
         total_seconds += spent
         for e in entries:
-            tally = marks.setdefault(levels[e["seat"] % len(levels)], [0, 0, 0, 0])
+            tally = marks.setdefault(levels[e["seat"] % len(levels)], [0, 0, 0, 0, 0, []])
             tally[0] += not e["forced"]
             tally[1] += e["mark"] == "inaccuracy"
             tally[2] += e["mark"] == "mistake"
-            tally[3] += e["loss"]
+            tally[3] += e["mark"] == "blunder"
+            tally[4] += e["loss"]
+            if not e["forced"]:
+                tally[5].append(e["loss"])
         print(f"match {m + 1}: {len(entries)} moves ({sum(not e['forced'] for e in entries)} "
               f"with a choice) reviewed in {spent:.1f} s")
     print(f"{args.matches} matches ({args.preset}, 3 rounds, all 4 seats): {total_moves} moves "
@@ -98,9 +101,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"per move: p50 {1000 * pct(per_move, 0.5):.0f} ms, p99 {1000 * pct(per_move, 0.99):.0f}"
           f" ms, max {1000 * max(per_move):.0f} ms; moves with a choice: p50 "
           f"{1000 * pct(judged_times, 0.5):.0f} ms, p99 {1000 * pct(judged_times, 0.99):.0f} ms")
-    print(f"{'level':<8} {'judged':>6} {'inacc.':>6} {'mistakes':>8} {'loss/move':>9}")
-    for level, (n, inacc, mist, loss) in marks.items():
-        print(f"{level:<8} {n:>6} {inacc:>6} {mist:>8} {loss / max(1, n):>9.2f}")
+    # Accuracy over all the level's judged moves (apps/bots/accuracy.py), as one "match".
+    print(f"{'level':<8} {'judged':>6} {'inacc.':>6} {'mistakes':>8} {'blunders':>8} "
+          f"{'loss/move':>9} {'accuracy':>8}")
+    for level, (n, inacc, mist, blund, loss, losses) in marks.items():
+        acc = accuracy.match_accuracy(losses)
+        print(f"{level:<8} {n:>6} {inacc:>6} {mist:>8} {blund:>8} {loss / max(1, n):>9.2f} "
+              f"{'-' if acc is None else f'{acc:.1f}':>8}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ choices (thresholds, reasons); this docstring is the format.
 Output (plain JSON)::
 
     {"ok": true, "version": 1, "seed": 0, "seats": [0, 2],
-     "thresholds": {"inaccuracy": 3.0, "mistake": 8.0, "sure": 0.9},
+     "thresholds": {"inaccuracy": 3.0, "mistake": 8.0, "blunder": 16.0, "sure": 0.9},
      "rounds": [{
         "number": 1,                        # 1 for the record's first round
         "moves": [{                         # every move of a reviewed seat, passes included
@@ -29,11 +29,12 @@ Output (plain JSON)::
             "loss": 9.3,                    # mean(best) - mean(played), paired deals, >= 0
             "stderr": 1.2,                  # standard error of that paired difference
             "sure": 1.0,                    # Phi(loss / stderr): how sure played is worse
-            "mark": "mistake",              # null | "inaccuracy" | "mistake"
+            "mark": "mistake",              # null | "inaccuracy" | "mistake" | "blunder"
             "expected": -4.1,               # the played move's value for the mover's side
             "expected_for": [-4.1, 4.1],    # the same, seen from each side (index = side)
             "reasons": [{"code": "double_held", "tile": "6-6"}]}],
         "summary": {"0": {"loss": 12.4, "judged": 5, "inaccuracies": 1, "mistakes": 1,
+                          "blunders": 0,
                           "reasons": [{"code": "double_held", "count": 1}]}}}]}
 
 A value is what the search values a move by: from that move to the end of the round, the points
@@ -65,16 +66,16 @@ from apps.rules.presets import make_rules
 from apps.rules.tiles import HI, IS_DOUBLE, LO, NAMES, PIPS, parse_tile
 from apps.rules.view import seat_view
 
-from . import search
+from . import accuracy, search
 from .solver import Solver, applies
 from .state import Public
 
 VERSION = 1
 
-#: Points given up (see docs/review.md for why these).
-THRESHOLDS = {"inaccuracy": 3.0, "mistake": 8.0}
-#: How sure the evaluation must be that the played move is worse before marking it.
-SURE = 0.9
+# The marks' points given up and certainty (docs/review.md says why these), shared with the
+# accuracy the site shows.
+THRESHOLDS = accuracy.THRESHOLDS
+SURE = accuracy.SURE
 #: Pips by which the bot's tile must outweigh the played one for ``heavy_kept``.
 HEAVY_PIPS = 4
 #: Fives points the bot's move must score beyond the played one for ``fives_missed``.
@@ -147,6 +148,24 @@ def count_moves(record: dict, *, seats: list[int] | None = None) -> int:
         return 0
     return sum(1 for raw_round in record.get("rounds", [])
                for raw in raw_round.get("moves", []) if raw["seat"] in chosen)
+
+
+def views_at(record: dict, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], dict]:
+    """The mover's view just before each ``(round index, move index)`` of ``wanted``: what that
+    seat saw then, and nothing else (the exercises made of a review start from it)."""
+    harness.load(record)
+    out: dict[tuple[int, int], dict] = {}
+    for k, i, _raw, view, _move in _positions(record, _seats(record, None)):
+        if (k, i) in wanted:
+            out[(k, i)] = view
+    return out
+
+
+def same_position(view: dict, a: int, b: int) -> bool:
+    """Whether legal moves ``a`` and ``b`` of ``view`` (indices into ``view["legal"]``) lead to
+    the same position, as the review merges them into one candidate."""
+    pub = Public(view)
+    return _key(pub, pub.legal[a]) == _key(pub, pub.legal[b])
 
 
 # -- judging one move ------------------------------------------------------------------------
@@ -230,13 +249,7 @@ def _sure(loss: float, stderr: float) -> float:
 
 
 def _mark(loss: float, sure: float) -> str | None:
-    if sure < SURE:
-        return None
-    if loss >= THRESHOLDS["mistake"]:
-        return "mistake"
-    if loss >= THRESHOLDS["inaccuracy"]:
-        return "inaccuracy"
-    return None
+    return accuracy.classify(loss, sure)
 
 
 def _written(raw: dict) -> dict:
@@ -358,6 +371,7 @@ def _summary(entries: list[dict]) -> dict:
         "judged": sum(1 for e in entries if not e["forced"]),
         "inaccuracies": sum(1 for e in entries if e["mark"] == "inaccuracy"),
         "mistakes": sum(1 for e in entries if e["mark"] == "mistake"),
+        "blunders": sum(1 for e in entries if e["mark"] == "blunder"),
         "reasons": [{"code": c, "count": n}
                     for c, n in sorted(counts.items(), key=lambda item: -item[1])],
     }

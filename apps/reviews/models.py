@@ -63,3 +63,66 @@ class MatchReview(models.Model):
     def may_retry(self) -> bool:
         """Failed, and asking again would start it again."""
         return self.status == self.Status.FAILED and self.attempt < MAX_ATTEMPTS
+
+
+class PlayerAccuracy(models.Model):
+    """One person's numbers in one reviewed match (``apps.bots.accuracy.player_accuracy``),
+    written when the review is done: the profile's last accuracies and its history rows read
+    these instead of every stored review."""
+
+    review = models.ForeignKey(MatchReview, on_delete=models.CASCADE, related_name="accuracies")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    #: None when the person had no choice to make in the whole match.
+    accuracy = models.FloatField(null=True, blank=True)
+    judged = models.PositiveIntegerField(default=0)
+    loss = models.FloatField(default=0.0)
+    inaccuracies = models.PositiveIntegerField(default=0)
+    mistakes = models.PositiveIntegerField(default=0)
+    blunders = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "match"],
+                                               name="player_accuracy_once")]
+        indexes = [models.Index(fields=["user", "-created_at"], name="accuracy_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.match_id}: {self.accuracy}"
+
+
+class Exercise(models.Model):
+    """"Train on your mistakes": one of a person's costly moves in a reviewed match, to be
+    found again. ``view`` is the person's seat's view just before the move (what the seat was
+    given at the table, ``apps.rules.view.seat_view``): never another hand or the boneyard."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    review = models.ForeignKey(MatchReview, on_delete=models.CASCADE, related_name="exercises")
+    #: Round counted from 0 (as the replay counts) and the move's index in the record's round.
+    round_index = models.PositiveIntegerField()
+    move_index = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    view = models.JSONField()
+    #: As the record wrote them (``played``) and as the view's legal move (``best``).
+    played = models.JSONField()
+    best = models.JSONField()
+    loss = models.FloatField()
+    mark = models.CharField(max_length=10)
+    #: The review's reason codes with their parameters (``apps.reviews.words`` says them).
+    reasons = models.JSONField(default=list)
+    #: The first try: an index into ``view["legal"]``, and whether it found the bot's move.
+    answer = models.PositiveSmallIntegerField(null=True, blank=True)
+    correct = models.BooleanField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(
+            fields=["user", "review", "round_index", "move_index"], name="exercise_once")]
+        indexes = [models.Index(fields=["user", "answered_at"], name="exercise_to_do")]
+        ordering = ["-loss", "pk"]
+
+    def __str__(self) -> str:
+        return f"exercise {self.pk} for {self.user_id}: {self.played} ({self.loss})"

@@ -70,10 +70,20 @@ def run(review_id: int, attempt: int) -> str:
     stored = _store(review_id, attempt, status=MatchReview.Status.DONE, result=result,
                     done=progress.total, total=progress.total)
     if stored == MatchReview.Status.DONE:
+        _numbers(review_id, record)
         events.review_done.send(sender=MatchReview, review_id=review_id,
                                 table_id=match.table_id, code=match.table.code,
                                 number=match.number, requested_by_id=review.requested_by_id)
     return stored
+
+
+def _numbers(review_id: int, record: dict) -> None:
+    """The players' accuracies and exercises; the review itself stands if they fail."""
+    try:
+        services.take_numbers(MatchReview.objects.select_related("match__table")
+                              .get(pk=review_id), record)
+    except Exception:  # noqa: BLE001
+        log.exception("the numbers of review %s could not be taken", review_id)
 
 
 def compute(record: dict, seed: int, progress: _Progress) -> dict:

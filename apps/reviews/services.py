@@ -29,13 +29,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from apps.bots.review import count_moves
+from apps.bots import accuracy
+from apps.bots.review import count_moves, same_position, views_at
 from apps.core.errors import ServiceError
 from apps.tables import selectors as tables
 from apps.tables.models import Match, Table
 from apps.tables.scheduling import BOTS_QUEUE
 
-from .models import MAX_ATTEMPTS, MatchReview
+from . import selectors
+from .models import MAX_ATTEMPTS, Exercise, MatchReview, PlayerAccuracy
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,8 @@ log = logging.getLogger(__name__)
 RUN_REVIEW = "apps.reviews.tasks.run_review"
 #: How far back the hourly limit counts.
 WINDOW = timedelta(hours=1)
+#: A person's costliest marked moves of a reviewed match that become exercises, at most.
+EXERCISES_PER_MATCH = 3
 
 
 def stall_limit() -> timedelta:
@@ -173,3 +177,75 @@ def restart_stalled(*, now=None) -> int:
             _restart_or_give_up(review)
             restarted += review.status == MatchReview.Status.QUEUED
     return restarted
+
+
+# -- the numbers players see, and their exercises ----------------------------------------------
+
+def take_numbers(review: MatchReview, record: dict | None = None) -> int:
+    """Once ``review`` is done: each person's accuracy in the match (``PlayerAccuracy``) and
+    their costliest marked moves as exercises, each starting from the view their seat had just
+    before the move. Idempotent (a second call changes nothing). Returns the exercises made."""
+    result = review.result or {}
+    if review.status != MatchReview.Status.DONE or not result.get("ok"):
+        return 0
+    match = review.match
+    people = selectors.people_seats(match)
+    wanted: dict[int, list[tuple[int, dict]]] = {}
+    for user_id, seats in people.items():
+        numbers = accuracy.player_accuracy(result, seats)
+        PlayerAccuracy.objects.get_or_create(
+            user_id=user_id, match=match,
+            defaults={"review": review, "accuracy": numbers["accuracy"],
+                      "judged": numbers["judged"], "loss": numbers["loss"],
+                      "inaccuracies": numbers["inaccuracy"], "mistakes": numbers["mistake"],
+                      "blunders": numbers["blunder"]})
+        costly = [(k, move) for k, rnd in enumerate(result.get("rounds", []))
+                  for move in rnd.get("moves", [])
+                  if k < len(seats) and move.get("seat") == seats[k] and move.get("mark")
+                  and not move.get("forced")]
+        costly.sort(key=lambda item: (-item[1]["loss"], item[0], item[1]["index"]))
+        wanted[user_id] = costly[:EXERCISES_PER_MATCH]
+    if not any(wanted.values()):
+        return 0
+    if record is None:
+        record = tables.finished_record(match.table, match.number)
+    views = views_at(record, {(k, m["index"]) for moves in wanted.values() for k, m in moves})
+    made = 0
+    for user_id, moves in wanted.items():
+        for k, move in moves:
+            view = views[(k, move["index"])]
+            _exercise, created = Exercise.objects.get_or_create(
+                user_id=user_id, review=review, round_index=k, move_index=move["index"],
+                defaults={"seat": move["seat"], "view": view, "played": move["played"],
+                          "best": move["best"], "loss": move["loss"], "mark": move["mark"],
+                          "reasons": move.get("reasons", [])})
+            made += created
+    return made
+
+
+def answer_exercise(*, user, exercise_id: int, choice: int) -> Exercise:
+    """``user``'s try at their exercise: ``choice`` an index into the view's legal moves. The
+    first try is kept (progress); a later one is only checked. ``ServiceError`` for a choice
+    that is not one of the legal moves."""
+    with transaction.atomic():
+        exercise = (Exercise.objects.select_for_update()
+                    .filter(pk=exercise_id, user=user).first())
+        if exercise is None:
+            raise ServiceError(_("No such exercise of yours."), code="not_found")
+        legal = exercise.view.get("legal", [])
+        if not 0 <= choice < len(legal):
+            raise ServiceError(_("Choose one of the moves shown."), code="bad_choice")
+        correct = is_best(exercise, choice)
+        if exercise.answer is None:
+            exercise.answer, exercise.correct = choice, correct
+            exercise.answered_at = timezone.now()
+            exercise.save(update_fields=["answer", "correct", "answered_at"])
+    exercise.last_choice, exercise.last_correct = choice, correct
+    return exercise
+
+
+def is_best(exercise: Exercise, choice: int) -> bool:
+    """Whether legal move ``choice`` leads where the bot's move leads."""
+    legal = exercise.view.get("legal", [])
+    best = legal.index(exercise.best) if exercise.best in legal else None
+    return best is not None and same_position(exercise.view, choice, best)

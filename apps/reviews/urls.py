@@ -8,4 +8,6 @@ app_name = "reviews"
 urlpatterns = [
     path("t/<str:code>/matches/<int:number>/review/", views.ask, name="ask"),
     path("t/<str:code>/matches/<int:number>/review.json", views.status, name="status"),
+    path("training/", views.exercises, name="exercises"),
+    path("training/<int:pk>/", views.exercise, name="exercise"),
 ]

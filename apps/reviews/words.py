@@ -16,6 +16,16 @@ def _tile(name: str) -> str:
     return "-".join(words[int(v)] for v in str(name).split("-"))
 
 
+def tile_words(name: str) -> str:
+    """A tile in words ("six-four"), as the replay says it."""
+    return _tile(name)
+
+
+def number(value: int) -> str:
+    """A number of pips in words."""
+    return number_words()[int(value)]
+
+
 def _numbers(values) -> str:
     words = number_words()
     named = [words[int(v)] for v in values]
@@ -95,10 +105,11 @@ def summary(name: str, entry: dict) -> list[str]:
     """One seat's round in sentences: the points given up and where."""
     judged = entry.get("judged", 0)
     mistakes, inaccuracies = entry.get("mistakes", 0), entry.get("inaccuracies", 0)
+    blunders = entry.get("blunders", 0)  # reviews stored before blunders have none
     if not judged:
         return [_("%(name)s had no choice to make this round.") % {"name": name}]
     lines = []
-    if not mistakes and not inaccuracies:
+    if not blunders and not mistakes and not inaccuracies:
         lines.append(ngettext(
             "%(name)s: no costly move in %(judged)s choice (%(points)s points given up in all).",
             "%(name)s: no costly move in %(judged)s choices (%(points)s points given up in "
@@ -106,6 +117,8 @@ def summary(name: str, entry: dict) -> list[str]:
                                 "points": points(entry.get("loss", 0.0))})
         return lines
     marks = []
+    if blunders:
+        marks.append(ngettext("%(n)s blunder", "%(n)s blunders", blunders) % {"n": blunders})
     if mistakes:
         marks.append(ngettext("%(n)s mistake", "%(n)s mistakes", mistakes) % {"n": mistakes})
     if inaccuracies:

@@ -14,6 +14,7 @@ const N = JSON.parse($("replay-strings").textContent).numbers;
 const lang = document.documentElement.lang || "en";
 const pointsFmt = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const percentFmt = new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 });
+const accuracyFmt = new Intl.NumberFormat(lang, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const POLL_MS = 1000;
 
 let review = null;   // the status JSON: status, done, total, message, and once done result, words
@@ -68,6 +69,7 @@ function markWords(entry) {
   if (entry.forced) return T.forced;
   if (same(entry.played, entry.best)) return T.agrees;
   const params = { points: points(entry.loss), sure: percentFmt.format(entry.sure) };
+  if (entry.mark === "blunder") return fmt(T.blunder, params);
   if (entry.mark === "mistake") return fmt(T.mistake, params);
   if (entry.mark === "inaccuracy") return fmt(T.inaccuracy, params);
   return fmt(T.close, params);
@@ -77,8 +79,19 @@ function reasonsOf(entry, k) {
   return (review.words && review.words.moves[`${k}:${entry.index}`]) || [];
 }
 
+// A judged move's accuracy (apps/bots/accuracy.py: 100 for the bot's move), from the JSON.
+function accuracyOf(entry, k) {
+  const moves = review.accuracy ? review.accuracy.moves : {};
+  const value = moves[`${k}:${entry.index}`];
+  return value === undefined ? null : value;
+}
+
+const percent = (v) => accuracyFmt.format(v / 100);
+
 function verdictWords(entry, k) {
   const parts = [markWords(entry)];
+  const acc = accuracyOf(entry, k);
+  if (acc !== null) parts.push(fmt(T.move_accuracy, { accuracy: percent(acc) }));
   if (!entry.forced && !same(entry.played, entry.best)) parts.push(botWords(entry, k));
   parts.push(...reasonsOf(entry, k));
   return parts.join(" ");
@@ -86,6 +99,7 @@ function verdictWords(entry, k) {
 
 function symbol(entry) {
   if (entry.forced) return "·";
+  if (entry.mark === "blunder") return "??";
   if (entry.mark === "mistake") return "?";
   if (entry.mark === "inaccuracy") return "?!";
   return "✓";
@@ -107,9 +121,14 @@ function decorateMoves() {
     const kind = entry.forced ? "forced" : entry.mark || (same(entry.played, entry.best) ? "agrees" : "close");
     li.dataset.verdict = kind;
     const shown = entry.mark ? `${symbol(entry)} −${points(entry.loss)}` : symbol(entry);
+    const acc = accuracyOf(entry, k);
     li.append(" ", el("span", { class: `verdict ${kind}` },
       el("span", { "aria-hidden": "true" }, shown),
       el("span", { class: "visually-hidden" }, markWords(entry))));
+    if (acc !== null) {
+      li.append(" ", el("span", { class: "accuracy", "data-accuracy": acc, title: T.accuracy_title },
+        percent(acc)));
+    }
     if (!entry.forced && !same(entry.played, entry.best)) {
       li.append(el("span", { class: "bot-choice" }, botWords(entry, k)));
     }
@@ -167,7 +186,7 @@ function chartSvg(k) {
   }
   for (const m of ours) {
     const label = `${fmt(T.chart_move, { n: m.index + 1 })}, ${seatName(m.seat, k)}: ${markWords(m)}`;
-    const r = m.mark === "mistake" ? 6 : m.mark ? 5 : 2.5;
+    const r = m.mark === "blunder" ? 7 : m.mark === "mistake" ? 6 : m.mark ? 5 : 2.5;
     parts.push(`<circle class="${m.mark ? `mark ${m.mark}` : "dot"}" data-index="${m.index}" ${at(m)} r="${r}"><title>${esc(label)}</title></circle>`);
   }
   box.innerHTML = `<svg class="review-svg" role="img" aria-labelledby="review-chart-title" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${parts.join("")}</svg>`;
@@ -192,7 +211,8 @@ function drawRound() {
   const k = where.round;
   drawnRound = k;
   $("review-chart-title").textContent = fmt(T.chart_title, { side: sideName(k), n: k + 1 });
-  $("review-chart-about").textContent = R.partners ? `${T.chart_about} ${T.chart_partner}` : T.chart_about;
+  const about = `${T.chart_about} ${T.chart_blunder}`;
+  $("review-chart-about").textContent = R.partners ? `${about} ${T.chart_partner}` : about;
   chartSvg(k);
   $("review-summary-title").textContent = fmt(T.summary_title, { n: k + 1 });
   const sentences = (review.words.summary[String(k)]) || {};
@@ -205,11 +225,27 @@ function drawRound() {
   $("review-costly").replaceChildren(...(costly.length ? costly.map((m) => {
     const played = m.played.pass ? T.passed : tileWords(m.played.play);
     const label = fmt(T.costly_line, { n: m.index + 1, name: seatName(m.seat, k), tile: played,
-      mark: m.mark === "mistake" ? T.mark_mistake : T.mark_inaccuracy, points: points(m.loss) });
+      mark: T[`mark_${m.mark}`] || T.mark_inaccuracy, points: points(m.loss) });
     return el("li", { class: `${m.mark}${m.seat === MINE.seats[k] ? " mine" : ""}`, "data-index": m.index },
       el("button", { type: "button", class: "link", "data-round": k, "data-ply": m.index + 1 }, label),
       el("span", { class: "bot-choice" }, `${botWords(m, k)} ${reasonsOf(m, k).join(" ")}`));
   }) : [el("li", { class: "none" }, T.no_costly)]));
+}
+
+// Each player's accuracy over the whole match (the reader first), under the verdict.
+function drawPlayers() {
+  const rows = (review.accuracy && review.accuracy.players) || [];
+  $("review-players-title").textContent = T.players_title;
+  $("review-players").replaceChildren(...rows.map((row) => {
+    const counts = [];
+    if (row.blunder) counts.push(fmt(T.count_blunders, { n: row.blunder }));
+    if (row.mistake) counts.push(fmt(T.count_mistakes, { n: row.mistake }));
+    if (row.inaccuracy) counts.push(fmt(T.count_inaccuracies, { n: row.inaccuracy }));
+    const text = row.accuracy === null ? fmt(T.player_no_choice, { name: row.name })
+      : fmt(T.player_accuracy, { name: row.name, accuracy: percent(row.accuracy), judged: row.judged });
+    return el("li", { class: row.mine ? "mine" : "", "data-accuracy": row.accuracy ?? "" },
+      counts.length ? `${text} (${counts.join(", ")})` : text);
+  }));
 }
 
 function renderReview() {
@@ -239,6 +275,7 @@ function show(data) {
   if (status === "done" && data.result) {
     byIndex = data.result.rounds.map((rnd) => new Map(rnd.moves.map((m) => [m.index, m])));
     $("review-body").hidden = false;
+    drawPlayers();
     drawnRound = null;
     renderReview();
   }

@@ -90,18 +90,19 @@ def test_the_verdict_does_not_depend_on_hidden_tiles() -> None:
     assert _entries(mover_hands[0]) != _entries(mover_hands[1])
 
 
-def test_a_move_that_gives_the_round_away_is_a_mistake() -> None:
+def test_a_move_that_gives_the_round_away_is_a_blunder() -> None:
     out = review.review_record(LOCK_RECORD, seats=[0], budget=SMALL)
     last = _entries(out)[-1]
     assert last["index"] == 21 and last["played"] == {"play": "2-1", "end": "A"}
     assert last["best"] == {"play": "2-1", "end": "B"}
-    assert last["mark"] == "mistake"
-    assert last["loss"] > review.THRESHOLDS["mistake"]
+    # The round is worth about 28 points: past the blunder's threshold (16).
+    assert last["mark"] == "blunder"
+    assert last["loss"] > review.THRESHOLDS["blunder"]
     assert last["sure"] > 0.99 and 0 < last["stderr"] < last["loss"] / 4
     codes = [r["code"] for r in last["reasons"]]
     assert codes == ["lock_missed", "wrong_end"]
     assert last["reasons"][0] == {"code": "lock_missed", "seat": 1, "numbers": [1]}
-    assert out["rounds"][0]["summary"]["0"]["mistakes"] >= 1
+    assert out["rounds"][0]["summary"]["0"]["blunders"] >= 1
     # The same position with the good end played: no loss, no mark.
     good = copy.deepcopy(LOCK_RECORD)
     good["rounds"][0]["moves"][-1]["end"] = "B"

@@ -147,7 +147,8 @@ def verdicts_through(page, record: dict, seat_of_reader: int) -> dict[tuple[int,
             " !!n.querySelector('.verdict .visually-hidden')])")
         assert len(items) == len(rnd["moves"]), k
         for i, (verdict, mine, spoken) in enumerate(items):
-            assert verdict in ("agrees", "close", "forced", "inaccuracy", "mistake"), (k, i)
+            assert verdict in ("agrees", "close", "forced", "inaccuracy", "mistake",
+                               "blunder"), (k, i)
             assert spoken, (k, i)  # said in words for a screen reader, not only a sign
             assert mine == (rnd["moves"][i]["seat"] == seat_of_reader), (k, i)
             found[(k, i)] = verdict
@@ -230,7 +231,8 @@ def test_a_player_reviews_their_match_and_the_page_agrees_with_the_command(run_s
             page.keyboard.press("ArrowRight")
             opener = ("ana", "bea", "caio", "dani")[record["rounds"][0]["moves"][0]["seat"]]
             assert page.locator("#review-verdict").inner_text().startswith(f"Move 1, {opener}:")
-            costly = [(k, i) for (k, i), v in shown.items() if v in ("inaccuracy", "mistake")]
+            costly = [(k, i) for (k, i), v in shown.items()
+                      if v in ("inaccuracy", "mistake", "blunder")]
             if costly:
                 k, i = costly[0]
                 page.evaluate(f"""document.dispatchEvent(new CustomEvent('replay:go',

@@ -95,6 +95,10 @@ def test_the_bar_moves_as_moves_are_judged(finished, people, sent, monkeypatch, 
     monkeypatch.setattr(running, "review_record", watched)
     assert running.run(review.pk, review.attempt) == "done"
     assert seen == [("running", k, review.total) for k in range(1, review.total + 1)]
+    # Once done, each person's accuracy is taken (the profile's, the history rows').
+    from apps.reviews.models import PlayerAccuracy
+    assert set(PlayerAccuracy.objects.filter(match=match).values_list("user_id", flat=True)) \
+        == {people["host"].pk, people["ana"].pk}
 
 
 def test_the_bar_is_written_at_most_every_half_second(finished, people, sent, monkeypatch,

@@ -54,6 +54,10 @@ def test_numbers_and_counts_read_as_sentences():
         assert words.summary("bea", {"judged": 2, "loss": 9.5, "mistakes": 1,
                                      "inaccuracies": 0, "reasons": []}) == [
             "bea cedió 9,5 puntos en 2 decisiones: 1 error."]
+        # A blunder, counted first (reviews stored before blunders have no count: none).
+        assert words.summary("bea", {"judged": 3, "loss": 29.0, "blunders": 1, "mistakes": 1,
+                                     "inaccuracies": 0, "reasons": []}) == [
+            "bea cedió 29,0 puntos en 3 decisiones: 1 error grave, 1 error."]
 
 
 def test_a_marked_move_without_a_reason_still_says_why():

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import template
 
-from apps.club import selectors
+from apps.club import charts, selectors
 
 register = template.Library()
 
@@ -11,4 +11,5 @@ register = template.Library()
 def club_section(context) -> dict:
     """The profile's coins, experience, level and last ledger rows."""
     user = context["request"].user
-    return {"standing": selectors.standing(user), "csrf_token": context.get("csrf_token")}
+    return {"standing": selectors.standing(user), "csrf_token": context.get("csrf_token"),
+            "rating_charts": charts.rating_charts(user)}
