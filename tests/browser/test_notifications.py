@@ -140,6 +140,21 @@ def shown_notifications(page) -> list[dict]:
         .then(ns => ns.map(n => ({title: n.title, body: n.body, link: n.data && n.data.link})))""")
 
 
+def deliver(page, workers, rid: str, origin: str, data: dict, what: str) -> None:
+    """Hand a push to Chromium's service worker through DevTools until it shows (at most three
+    times, the notification's tag making a repeat replace it): on a loaded machine DevTools
+    has dropped a delivery to a worker it was still waking, which says nothing of the site."""
+    for _ in range(3):
+        workers.send("ServiceWorker.deliverPushMessage", {
+            "origin": origin, "registrationId": rid, "data": json.dumps(data)})
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if shown_notifications(page):
+                return
+            time.sleep(0.2)
+    raise AssertionError(f"not shown after three deliveries: {what}")
+
+
 def bell_count(page) -> str:
     return page.evaluate("""(() => { const c = document.querySelector('#bell .bell-count');
         return c.hidden ? '' : c.textContent; })()""")
@@ -180,11 +195,9 @@ def test_the_site_installs_shows_a_push_and_the_bell_follows_live(site, tmp_path
 
             # A push delivered to the worker shows its notification, with its link.
             rid, workers = registration_id(page, site)
-            workers.send("ServiceWorker.deliverPushMessage", {
-                "origin": site.base + "/", "registrationId": rid,
-                "data": json.dumps({"title": "Your turn at Mesa", "body": "Mesa waits.",
-                                    "link": f"{site.base}/t/ABCDEF/", "tag": "n1"})})
-            wait_for(lambda: shown_notifications(page), 20, "a notification shown")
+            deliver(page, workers, rid, site.base + "/",
+                    {"title": "Your turn at Mesa", "body": "Mesa waits.",
+                     "link": f"{site.base}/t/ABCDEF/", "tag": "n1"}, "a notification")
             assert shown_notifications(page) == [{"title": "Your turn at Mesa",
                                                   "body": "Mesa waits.",
                                                   "link": f"{site.base}/t/ABCDEF/"}]
@@ -399,10 +412,8 @@ def test_done_when_push_and_one_mail_none_while_looking_and_unsubscribe(site, sm
             # The push, handed to Chromium's worker: its notification opens the table.
             page.goto(f"{site.base}/offline/")
             rid, workers = registration_id(page, site)
-            workers.send("ServiceWorker.deliverPushMessage", {
-                "origin": site.base + "/", "registrationId": rid,
-                "data": json.dumps(content)})
-            wait_for(lambda: shown_notifications(page), 20, "the notification shown")
+            assert content.get("tag")  # a second delivery replaces the first
+            deliver(page, workers, rid, site.base + "/", content, "the notification")
             shown = shown_notifications(page)
             assert [n["title"] for n in shown] == [content["title"]]
             opened = page.goto(shown[0]["link"])
