@@ -51,7 +51,7 @@ check: install
 
 # The same suite in a random order (pytest-randomly; the seed is printed at the top).
 test-random: install
-	$(BIN)/pytest $(PARALLEL) -o addopts="-q -ra --strict-markers"
+	$(BIN)/pytest $(PARALLEL) -o addopts="-ra --strict-markers"
 
 # Renews the committed screenshots in docs/screenshots/ (a test run writes them under var/).
 screenshots: install

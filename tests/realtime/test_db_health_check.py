@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 from apps.realtime import hub
 
@@ -20,28 +20,34 @@ def _query() -> None:
 
 
 def test_health_checks_only_after_the_grace(monkeypatch):
-    from django.db.backends.postgresql.base import DatabaseWrapper
-
-    # Kept between calls, as on the site (tests close them after every call). The calls run
-    # on this thread as a database thread runs them (``hub._in_thread``: Django's
-    # close_old_connections around the call, the grace inside): which thread asgiref picks for
-    # a call is another test's (below), and a worker that ran other tests first may hand the
-    # call to a thread whose connection this test does not see.
+    # Kept between calls, as on the site (tests close them after every call), and checked as
+    # the site's settings say. The calls run on this thread as a database thread runs them
+    # (``hub._in_thread``: Django's close_old_connections around the call, the grace inside):
+    # which thread asgiref picks for a call is another test's (below).
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+    monkeypatch.setitem(connection.settings_dict, "CONN_HEALTH_CHECKS", True)
     checks = []
-    real = DatabaseWrapper.is_usable
+    # The class of this very connection: a test that reloads a module may have left the one
+    # importable by name apart from it.
+    wrapper = type(connections[DEFAULT_DB_ALIAS])
+    real = wrapper.is_usable
 
     def counting(self):
         checks.append(1)
         return real(self)
 
-    monkeypatch.setattr(DatabaseWrapper, "is_usable", counting)
+    monkeypatch.setattr(wrapper, "is_usable", counting)
+
+    seen = []
 
     def calls(n: int) -> set[int]:
         pids = set()
         for _ in range(n):
             hub._in_thread(_query, (), {})
             pids.add(connection.connection.info.backend_pid)
+            conn = connections[DEFAULT_DB_ALIAS]
+            seen.append((conn.health_check_enabled, conn.health_check_done,
+                         type(conn) is wrapper, wrapper.is_usable is counting))
         return pids
 
     # From no connection: one opened earlier (with another CONN_MAX_AGE) would be closed and
@@ -51,7 +57,7 @@ def test_health_checks_only_after_the_grace(monkeypatch):
     assert checks == []  # the first call opened the connection; the others followed it
     monkeypatch.setattr(hub, "HEALTH_CHECK_GRACE", 0.0)
     assert calls(3) == first  # the same connection all along
-    assert len(checks) == 3  # idle past the grace: each call checks first
+    assert len(checks) == 3, seen  # idle past the grace: each call checks first
 
 
 def test_calls_on_the_pool_run_in_the_caller_s_context_and_close_old_connections(monkeypatch):
