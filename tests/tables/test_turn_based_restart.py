@@ -14,6 +14,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
+from django.utils import timezone
 
 from apps.core import snapshots
 from apps.tables import scheduling, services
@@ -58,12 +59,23 @@ def _running(tmp_path, name: str, env: dict) -> Stack:
     return site
 
 
+def _up_then_table(tmp_path, settings, env: dict) -> tuple[Stack, Table]:
+    """The first stack up (beat has run once), then the table: its time per move starts once
+    the processes are there, however long a loaded machine took to start them."""
+    site = _running(tmp_path, "a", env)
+    assert _wait(lambda: BeatMark.objects.filter(name="sweep").exists(), 90), site.log("beat")
+    return site, _table(settings)
+
+
 def _down_until_past(site: Stack, table: Table) -> None:
-    """The table's timer is in the stack's Redis and beat has run (its mark is fresh), then
-    everything stops before the deadline and stays down until 4 s past it."""
+    """The table's timer is in the stack's Redis and beat has run since the table was made
+    (its mark is fresh), then everything stops before the deadline and stays down until 4 s
+    past it."""
+    made = timezone.now()
     with override_settings(REDIS_KEY_PREFIX=site.prefix):
         scheduling.schedule_deadline(table.pk, (0, 0), table.turn_deadline)
-    assert _wait(lambda: BeatMark.objects.filter(name="sweep").exists(), 60), site.log("beat")
+    assert _wait(lambda: BeatMark.objects.filter(name="sweep", seen_at__gte=made).exists(),
+                 MOVE / 2), site.log("beat")
     assert not _first_moves(table)
     site.stop()
     wait = table.turn_deadline.timestamp() + 4 - time.time()
@@ -79,11 +91,10 @@ def _timeouts(table: Table) -> list[dict]:
 
 def test_a_full_restart_past_the_deadline_plays_the_move_once_after_the_time_left(
         tmp_path, settings):
-    table = _table(settings)
-    deadline = table.turn_deadline
     # The stack's beat counts a 3 s silence as an outage.
     env = {"TURN_BASED_OUTAGE_SECONDS": "3"}
-    site = _running(tmp_path, "a", env)
+    site, table = _up_then_table(tmp_path, settings, env)
+    deadline = table.turn_deadline
     _down_until_past(site, table)
     last_beat = BeatMark.objects.get(name="sweep").seen_at
     site = _running(tmp_path, "b", env)
@@ -103,11 +114,10 @@ def test_a_full_restart_past_the_deadline_plays_the_move_once_after_the_time_lef
 
 
 def test_a_redis_flush_while_down_loses_no_deadline(tmp_path, settings):
-    table = _table(settings)
     # Outages are not counted here (a long threshold): the deadline, past when the site comes
     # back, is acted on by the sweep from the database alone.
     env = {"TURN_BASED_OUTAGE_SECONDS": "600"}
-    site = _running(tmp_path, "a", env)
+    site, table = _up_then_table(tmp_path, settings, env)
     _down_until_past(site, table)
     client = snapshots.client()
     keys = list(client.scan_iter(f"{site.prefix}:*"))
