@@ -49,9 +49,9 @@ PEEK_SHARE = 1 / 3
 #: The bench's master: the site's master's search (blocking playouts, halving, inference) on a
 #: fifth of its deals and without exact endings, so 200 pairs of 20 matches take minutes.
 MASTER = replace(search.BUDGETS["master"], playouts=1500, exact_tiles=0)
-#: The bench's expert (and the peekers' search): the site's expert on 150 playouts instead of
-#: 1000 (same inference, same rollouts), a seventh of the cost.
-EXPERT = replace(search.BUDGETS["expert"], playouts=150, min_deals=15)
+#: The bench's expert (and the peekers' search): the site's expert on 300 playouts instead of
+#: 1000 (same inference, same rollouts), a third of the cost.
+EXPERT = replace(search.BUDGETS["expert"], playouts=300, min_deals=25)
 
 
 def _move(view: dict, pub: Public, rng: random.Random, budget) -> dict:
@@ -238,6 +238,23 @@ def agreement(matches: int, seed: int = 77) -> dict:
             "same_knowing_move": same_move / max(1, both)}
 
 
+def cost(matches: int, seed: int = 91) -> dict:
+    """What the site's check costs: ``matches`` partners matches to 100 (the site's default)
+    between expert pairs, every seat judged as the site judges a match of four people; CPU
+    seconds per match and per move."""
+    seconds, moves = [], 0
+    for m in range(matches):
+        record = play_match("expert", "expert", seed * 1000 + m, 100)
+        moves += sum(len(r["moves"]) for r in record["rounds"])
+        t = time.process_time()
+        collusion.judge_record(record, seats=[0, 1, 2, 3], seed=m)
+        seconds.append(time.process_time() - t)
+    seconds.sort()
+    return {"matches": matches, "moves": moves / matches, "mean": sum(seconds) / matches,
+            "p90": seconds[int(0.9 * (matches - 1))], "max": seconds[-1],
+            "per_move_ms": 1000 * sum(seconds) / moves}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tools.bench_collusion")
     parser.add_argument("--matches", type=int, default=20, help="matches per pair")
@@ -251,9 +268,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--procs", type=int, default=2)
     parser.add_argument("--agreement", type=int, default=0, metavar="N",
                         help="also compare with the review's budget on N matches")
+    parser.add_argument("--cost", type=int, default=0, metavar="N",
+                        help="only time the site's check on N matches to 100 (all four seats)")
     parser.add_argument("--json", default=None,
                         help="write every pair's result here, a JSON line each as it comes")
     args = parser.parse_args(argv)
+    if args.cost:
+        c = cost(args.cost)
+        print(f"the site's check, all four seats, {c['matches']} partners matches to 100 "
+              f"({c['moves']:.0f} moves a match): {c['mean']:.2f} s of CPU per match (p90 "
+              f"{c['p90']:.2f}, max {c['max']:.2f}), {c['per_move_ms']:.1f} ms per move")
+        return
     task_list = tasks(honest_seeds=args.honest_seeds, peek_seeds=args.peek_seeds,
                       matches=args.matches, target=args.target,
                       first_seed=args.seed * 100000)

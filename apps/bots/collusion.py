@@ -50,7 +50,7 @@ VERSION = 1
 #: The evaluator's budget: ``min_deals`` rollouts per candidate, the same deals for each (no
 #: halving, no exact endings: a quarter of the review's cost per view; docs/collusion.md shows
 #: it agrees with the review's budget on which positions tell).
-BUDGET = search.Budget(playouts=0, min_deals=40, exact_tiles=0, blocking=True, halving=False,
+BUDGET = search.Budget(playouts=0, min_deals=80, exact_tiles=0, blocking=True, halving=False,
                        infer=0.7)
 #: Points by which the knowing view's move must beat the own view's, from the knowing view.
 KNOWING_GAP = 3.0
