@@ -198,6 +198,55 @@ def table(results: list[dict]) -> list[dict]:
     return rows
 
 
+def anytime_flagged(per_match: list[dict]) -> int | None:
+    """After which match a pair with these matches' counts is first flagged (None: never)."""
+    counts = collusion.Counts()
+    for m, c in enumerate(per_match):
+        counts.add(collusion.Counts.of(c))
+        if collusion.verdict(counts)["flagged"]:
+            return m + 1
+    return None
+
+
+def resampled(results: list[dict], pairs: int, matches: int, seed: int = 1) -> list[dict]:
+    """Pairs made of ``matches`` matches drawn (with replacement) from the judged matches of one
+    (pair, opponents) combination. The bots keep nothing from one match to the next and every
+    match has a seed of its own, so a pair's matches are independent draws of its combination:
+    this estimates the flagged shares from fewer matches than ``pairs`` x ``matches`` (the
+    drawn pairs share matches, so it is an estimate, not a measurement)."""
+    rng = random.Random(seed)
+    pools: dict[tuple[str, str], list[dict]] = {}
+    for r in results:
+        pools.setdefault((r["pair"], r["opponents"]), []).extend(r["per_match"])
+    out = []
+    for kind in PEEKERS + HONEST:
+        combos = [k for k in pools if k[0] == kind]
+        if not combos:
+            continue
+        for _ in range(pairs):
+            combo = combos[rng.randrange(len(combos))]
+            drawn = [rng.choice(pools[combo]) for _ in range(matches)]
+            total = collusion.Counts()
+            for c in drawn:
+                total.add(collusion.Counts.of(c))
+            found = collusion.verdict(total)
+            at = anytime_flagged(drawn)
+            found["flagged"] = at is not None
+            out.append({"pair": kind, "opponents": combo[1], "counts": total.as_dict(),
+                        "verdict": found, "flagged_at": at})
+    return out
+
+
+def print_table(results: list[dict]) -> None:
+    print("| pair | pairs | flagged | share | telling positions a pair | knowing picks "
+          "| strength | mean log LR |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in table(results):
+        print(f"| {row['pair']} | {row['pairs']} | {row['flagged']} | {100 * row['share']:.1f}% "
+              f"| {row['telling']:.1f} | {row['rate']:.2f} | {row['strength']:.2f} "
+              f"| {row['llr']:.1f} |")
+
+
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
 
@@ -270,6 +319,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="also compare with the review's budget on N matches")
     parser.add_argument("--cost", type=int, default=0, metavar="N",
                         help="only time the site's check on N matches to 100 (all four seats)")
+    parser.add_argument("--replay", default=None, metavar="PATH",
+                        help="play nothing: read the pairs of an earlier --json run")
+    parser.add_argument("--resample", type=int, default=0, metavar="N",
+                        help="also N pairs of each kind drawn from the judged matches")
     parser.add_argument("--json", default=None,
                         help="write every pair's result here, a JSON line each as it comes")
     args = parser.parse_args(argv)
@@ -296,23 +349,28 @@ def main(argv: list[str] | None = None) -> None:
             sink_file.flush()
 
     try:
-        results = run(task_list, procs=min(2, args.procs), progress=progress, sink=sink)
+        if args.replay:
+            with open(args.replay, encoding="utf-8") as fh:
+                results = [json.loads(line) for line in fh if line.strip()]
+            for r in results:  # the verdict of today's constants
+                r["flagged_at"] = anytime_flagged(r["per_match"])
+                total = collusion.Counts()
+                for c in r["per_match"]:
+                    total.add(collusion.Counts.of(c))
+                r["verdict"] = {**collusion.verdict(total), "flagged": r["flagged_at"] is not None}
+        else:
+            results = run(task_list, procs=min(2, args.procs), progress=progress, sink=sink)
     finally:
         if sink_file:
             sink_file.close()
     spent = time.perf_counter() - started
-    print(f"{len(results)} pairs of {args.matches} matches (partners, target {args.target}) in "
-          f"{spent:.0f} s; judging {sum(r['judging'] for r in results):.0f} s of CPU for "
+    where = f"replayed from {args.replay}" if args.replay else f"partners, target {args.target}"
+    print(f"{len(results)} pairs of {args.matches} matches ({where}) in "
+          f"{spent:.0f} s; judging {sum(r.get('judging', 0) for r in results):.0f} s for "
           f"{len(results) * args.matches} matches")
     print(f"test: p1 = p0 + {collusion.LIFT}, alpha {collusion.ALPHA}, flag at log LR >= "
           f"{collusion.threshold():.2f}, at least {collusion.MIN_PICKS} picks")
-    print("| pair | pairs | flagged | share | telling positions a pair | knowing picks "
-          "| strength | mean log LR |")
-    print("|---|---|---|---|---|---|---|---|")
-    for row in table(results):
-        print(f"| {row['pair']} | {row['pairs']} | {row['flagged']} | {100 * row['share']:.1f}% "
-              f"| {row['telling']:.1f} | {row['rate']:.2f} | {row['strength']:.2f} "
-              f"| {row['llr']:.1f} |")
+    print_table(results)
     honest = [r for r in results if r["pair"] in HONEST]
     peek = [r for r in results if r["pair"] == "peek"]
     peek3 = [r for r in results if r["pair"] == "peek3"]
@@ -327,6 +385,11 @@ def main(argv: list[str] | None = None) -> None:
     for row in calibration(results):
         print(f"  {row['strength']}: {row['pairs']} pairs, mean {row['mean']:.3f}, "
               f"p90 {row['p90']:.3f}, max {row['max']:.3f}")
+    if args.resample:
+        drawn = resampled(results, args.resample, args.matches)
+        print(f"resampled: {args.resample} pairs of each kind, {args.matches} matches each drawn "
+              f"from the judged matches of one (pair, opponents) combination:")
+        print_table(drawn)
     if args.agreement:
         a = agreement(args.agreement)
         print(f"agreement with the review's budget on {a['positions']} positions: same verdict "
