@@ -87,6 +87,13 @@ def judge_waiting(*, now=None) -> int:
     return len(ids)
 
 
+def fail(match_id: int, err: BaseException) -> None:
+    """A check that raised: failed for good (its row says why; the logs hold the rest)."""
+    Judgement.objects.filter(match_id=match_id, status=Judgement.Status.QUEUED).update(
+        status=Judgement.Status.FAILED, error=f"{type(err).__name__}: {err}"[:200],
+        finished_at=timezone.now())
+
+
 def people_at(match_id: int) -> dict[int, int]:
     """Seat -> the person who played it to the end (fair play's stints)."""
     return dict(Stint.objects.filter(match_id=match_id, state=Stint.State.FINISHED)

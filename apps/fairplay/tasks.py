@@ -25,6 +25,14 @@ def judge_match(match_id: int) -> str | None:
     except OUTAGES as err:  # the row stays queued; judge_waiting sends it again
         warn(log, f"collusion check of match {match_id} interrupted", err)
         return None
+    except Exception as err:
+        # A match the check cannot judge must not come back every few minutes.
+        log.exception("collusion check of match %s failed", match_id)
+        try:
+            judging.fail(match_id, err)
+        except OUTAGES as outage:
+            warn(log, f"collusion check of match {match_id} not marked failed", outage)
+        return "failed"
 
 
 @shared_task(ignore_result=True)

@@ -138,6 +138,33 @@ def test_a_private_match_is_not_judged(people, sent):
     assert not Judgement.objects.exists() and sent == []
 
 
+def test_a_lost_check_is_sent_again_and_a_broken_one_fails_for_good(people, sent,
+                                                                    monkeypatch):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from apps.fairplay import tasks
+
+    table = partners_table(people)
+    play_match(table)
+    match = Table.objects.get(pk=table.pk).current_match
+    assert judging.judge_waiting() == 0  # a fresh row waits for its task
+    Judgement.objects.update(created_at=timezone.now() - judging.WAITING_LIMIT
+                             - timedelta(seconds=1))
+    sent.clear()
+    assert judging.judge_waiting() == 1 and sent == [match.pk]
+
+    def broken(*args, **kwargs):
+        raise ValueError("no such move")
+
+    monkeypatch.setattr(judging.collusion, "judge_record", broken)
+    assert tasks.judge_match(match.pk) == "failed"
+    row = Judgement.objects.get(match=match)
+    assert row.status == Judgement.Status.FAILED and "no such move" in row.error
+    assert judging.judge_waiting() == 0
+
+
 # -- counting and reporting -------------------------------------------------------------------
 
 def test_a_judgement_counts_once_per_pair_and_per_person(people, sent, monkeypatch):
@@ -261,3 +288,20 @@ def _next_match(table: Table, people) -> Table:
     """A new match at the same table, the same four people in their seats."""
     services.new_match(user=people["host"], table_id=table.pk)
     return Table.objects.get(pk=table.pk)
+
+
+def test_the_staff_words_are_translated():
+    from django.utils import translation
+
+    from apps.fairplay import parts
+
+    found = {"picks": 40, "knowing": 30, "rate": 0.75, "p0": 0.45, "llr": 6.1,
+             "threshold": 4.61}
+    for language, title, word in (("es", "Compañeros que quizá ven", "posiciones reveladoras"),
+                                  ("pt-br", "Parceiros que talvez vejam", "posições reveladoras")):
+        with translation.override(language):
+            assert parts.collusion_section.__doc__  # the section's words come from gettext
+            assert translation.gettext("Partners who may see each other's tiles") \
+                .startswith(title)
+            assert word in parts.statistic_words(found)
+            assert parts.move_words({"play": "6-4", "end": "A"}) != "6-4 on end A"
