@@ -54,8 +54,13 @@ def rated(table) -> bool:
     return bool(table.public and not table.practice and not is_guest(table.host))
 
 
-def match_over(table) -> None:
-    """At the version that ends a match, inside the table's transaction: queue its check."""
+def match_over(table, seats=None) -> None:
+    """At the version that ends a match, inside the table's transaction: queue its check, when
+    two people sit as partners (``seats``, the table's seats; None: look at the stints later)."""
+    if seats is not None:
+        people = {s.index: s.user_id for s in seats if s.user_id is not None and not s.is_bot}
+        if not pairs_of(people):
+            return
     if not rated(table):
         return
     match_id = (Match.objects.filter(table_id=table.pk).order_by("-number")

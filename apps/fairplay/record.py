@@ -53,7 +53,7 @@ def table_changing(*, table, seats: list[Seat], events: list[dict], now: datetim
         return
     follow(table_id=table.pk, seats=seats, events=events, now=now)
     if any(event.get("kind") == "match_over" for event in events):
-        judging.match_over(table)
+        judging.match_over(table, seats)
 
 
 def follow(*, table_id: int, seats: list[Seat], events: list[dict], now: datetime) -> None:
