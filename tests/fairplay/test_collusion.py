@@ -305,3 +305,50 @@ def test_the_staff_words_are_translated():
                 .startswith(title)
             assert word in parts.statistic_words(found)
             assert parts.move_words({"play": "6-4", "end": "A"}) != "6-4 on end A"
+
+
+# -- the worker that takes the queue ----------------------------------------------------------
+
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.django_db(transaction=True)
+def test_the_judging_worker_takes_the_collusion_queue(tmp_path, monkeypatch):
+    """The launcher's own command line for the judging worker (tests/live.py ``Stack.judge``):
+    a match that ends sends its check to the collusion queue, and that worker, alone, judges
+    it (no main worker is running)."""
+    import os
+
+    from celery import current_app
+
+    from ..live import Stack, _broker_url
+    from .conftest import make_people
+
+    people = make_people()
+    site = Stack(tmp_path / "site")
+    site.judge()
+    sent_to_stack = []
+
+    def send(match_id: int) -> None:
+        # judging.send's call, into the stack's broker (the tests' own is another database).
+        with current_app.connection_for_write(_broker_url(os.environ["REDIS_URL"])) as conn:
+            current_app.send_task(judging.JUDGE_MATCH, (match_id,),
+                                  queue=judging.COLLUSION_QUEUE, connection=conn)
+        sent_to_stack.append(match_id)
+
+    monkeypatch.setattr(judging, "send", send)
+    try:
+        table = partners_table(people)
+        play_match(table)  # the commit sends the task
+        match = Table.objects.get(pk=table.pk).current_match
+        assert sent_to_stack == [match.pk]
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            row = Judgement.objects.get(match=match)
+            if row.status != Judgement.Status.QUEUED:
+                break
+            time.sleep(0.5)
+        assert row.status == Judgement.Status.DONE, site.log("judge")
+        assert PairTally.objects.count() == 2 and row.seconds > 0
+    finally:
+        site.stop()
