@@ -48,8 +48,10 @@ from .state import Public
 VERSION = 1
 
 #: The evaluator's budget: ``min_deals`` rollouts per candidate, the same deals for each (no
-#: halving, no exact endings: a quarter of the review's cost per view; docs/collusion.md shows
-#: it agrees with the review's budget on which positions tell).
+#: halving, no exact endings), the master's playouts and inference. The review's budget gives
+#: at least 450 deals and exact endings: too dear for every match of the site (docs/capacity.md);
+#: docs/collusion.md says how often the two agree on which positions tell, and why fewer deals
+#: than these will not do.
 BUDGET = search.Budget(playouts=0, min_deals=80, exact_tiles=0, blocking=True, halving=False,
                        infer=0.7)
 #: Points by which the knowing view's move must beat the own view's, from the knowing view.
