@@ -270,7 +270,7 @@ def agreement(matches: int, seed: int = 77) -> dict:
     a peeking one), how often the cheap evaluator and the review's budget agree on whether a
     position tells (and, where both say it does, on the knowing move)."""
     review_budget = replace(review.REVIEW_BUDGET)
-    same = both = same_move = total = 0
+    same = both = same_move = total = cheap_tells = dear_tells = 0
     for m in range(matches):
         record = play_match("peek3" if m % 2 else "expert", "medium", seed * 1000 + m)
         for k, i, _raw, view, mate, hand, move in collusion.positions(record, [0, 2]):
@@ -280,10 +280,18 @@ def agreement(matches: int, seed: int = 77) -> dict:
             dear = collusion.judge(view, mate, hand, move, f"a:{k}:{i}", review_budget)
             total += 1
             same += cheap["telling"] == dear["telling"]
+            cheap_tells += cheap["telling"]
+            dear_tells += dear["telling"]
             if cheap["telling"] and dear["telling"]:
                 both += 1
                 same_move += cheap["knowing"] == dear["knowing"]
-    return {"positions": total, "same_verdict": same / max(1, total), "both_tell": both,
+    # Cohen's kappa: the agreement beyond what two independent verdicts at these rates give.
+    pc, pd = cheap_tells / max(1, total), dear_tells / max(1, total)
+    chance = pc * pd + (1 - pc) * (1 - pd)
+    observed = same / max(1, total)
+    return {"positions": total, "same_verdict": observed, "both_tell": both,
+            "cheap_tells": cheap_tells, "dear_tells": dear_tells,
+            "kappa": (observed - chance) / (1 - chance) if chance < 1 else 1.0,
             "same_knowing_move": same_move / max(1, both)}
 
 
@@ -392,9 +400,11 @@ def main(argv: list[str] | None = None) -> None:
         print_table(drawn)
     if args.agreement:
         a = agreement(args.agreement)
-        print(f"agreement with the review's budget on {a['positions']} positions: same verdict "
-              f"(tells or not) {100 * a['same_verdict']:.1f}%; where both say it tells "
-              f"({a['both_tell']}), the same knowing move {100 * a['same_knowing_move']:.1f}%")
+        print(f"agreement with the review's budget on {a['positions']} positions: the check's "
+              f"evaluator says {a['cheap_tells']} tell, the review's {a['dear_tells']}, both "
+              f"{a['both_tell']}; same verdict (tells or not) {100 * a['same_verdict']:.1f}% "
+              f"(kappa {a['kappa']:.2f}); where both say it tells, the same knowing move "
+              f"{100 * a['same_knowing_move']:.1f}%")
 
 
 if __name__ == "__main__":
