@@ -140,6 +140,9 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or redis_urls(REDIS_URL)
 CELERY_BROKER_TRANSPORT_OPTIONS = celery_broker_options(REDIS_URL)
 #: Slow bots' turns have a queue of their own (apps.tables.scheduling); workers take both.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
+#: The collusion check has a queue of its own, which only the judging worker takes (at a lower
+#: CPU priority: apps.core.processes.judge_worker), so tables never wait behind it.
+CELERY_TASK_ROUTES = {"apps.fairplay.tasks.judge_match": {"queue": "collusion"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ACKS_LATE = False
 CELERY_TASK_IGNORE_RESULT = True
@@ -172,6 +175,9 @@ CELERY_BEAT_SCHEDULE: dict = {
     "tournaments-tick": {"task": "apps.tournaments.tasks.tick",
                          "schedule": float(os.environ.get("TOURNAMENT_TICK_SECONDS") or 5),
                          "options": {"expires": 10}},
+    # Collusion checks whose task was lost are sent again (apps.fairplay.judging).
+    "fairplay-judge-waiting": {"task": "apps.fairplay.tasks.judge_waiting", "schedule": 300.0,
+                               "options": {"expires": 300}},
     # Match reviews whose worker went away are started again (apps.reviews.tasks).
     "reviews-restart-stalled": {"task": "apps.reviews.tasks.restart_stalled", "schedule": 60.0,
                                 "options": {"expires": 60}},

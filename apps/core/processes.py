@@ -16,6 +16,11 @@ WS_PING_INTERVAL = 10
 WS_PING_TIMEOUT = 15
 #: The worker takes the default queue and the slow bots' queue (apps.tables.scheduling).
 WORKER_QUEUES = "celery,bots"
+#: The judging worker takes the collusion check's queue alone (apps.fairplay.judging), one
+#: match at a time, at this niceness: the machine's other processes (the web, the main worker
+#: with the tables' timers) come first when the CPU is short.
+JUDGE_QUEUES = "collusion"
+JUDGE_NICENESS = 10
 
 
 def web(port: int | str, *, bind: str = "127.0.0.1", python: str = sys.executable) -> list[str]:
@@ -29,6 +34,14 @@ def worker(*, concurrency: int | str = 2, pool: str = "threads", loglevel: str =
     return [python, "-m", "celery", "-A", "config", "--quiet", "worker", f"--pool={pool}",
             f"--concurrency={concurrency}", "-Q", WORKER_QUEUES, f"--loglevel={loglevel}",
             "--without-gossip", "--without-mingle"]
+
+
+def judge_worker(*, loglevel: str = "WARNING", python: str = sys.executable) -> list[str]:
+    """The collusion check's worker: a solo pool (the judging is CPU-bound pure Python: one
+    process, one match at a time), niced below the site's other processes."""
+    return ["nice", "-n", str(JUDGE_NICENESS), python, "-m", "celery", "-A", "config",
+            "--quiet", "worker", "--pool=solo", "-Q", JUDGE_QUEUES, f"--loglevel={loglevel}",
+            "--without-gossip", "--without-mingle", "--hostname=judge@%h"]
 
 
 def beat(var_dir: Path, *, loglevel: str = "WARNING", python: str = sys.executable) -> list[str]:

@@ -91,3 +91,143 @@ class TableMinimum(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table_id}: {self.minimum}%"
+
+
+# -- partners who may see each other's tiles (docs/collusion.md) -----------------------------
+
+class Judgement(models.Model):
+    """One finished rated match judged by the collusion check (``apps.bots.collusion``), once:
+    a task run twice finds it done and counts nothing again."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", pgettext_lazy("collusion check", "waiting")
+        DONE = "done", pgettext_lazy("collusion check", "judged")
+        SKIPPED = "skipped", pgettext_lazy("collusion check", "nothing to judge")
+        FAILED = "failed", pgettext_lazy("collusion check", "failed")
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    #: ``judge_record``'s counts per seat and telling positions (the pairs' share is in
+    #: :class:`PairMatch`).
+    result = models.JSONField(null=True, blank=True)
+    #: Seconds the judging took (docs/capacity.md).
+    seconds = models.FloatField(default=0.0)
+    error = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "created_at"], name="judgement_waiting")]
+        verbose_name = _("collusion check of a match")
+        verbose_name_plural = _("collusion checks of matches")
+
+    def __str__(self) -> str:
+        return f"collusion check of match {self.match_id}: {self.status}"
+
+
+class Tally(models.Model):
+    """The counts of ``apps.bots.collusion.Counts`` and the test's log likelihood ratio."""
+
+    judged = models.PositiveIntegerField(default=0)
+    plain = models.PositiveIntegerField(default=0)
+    plain_agree = models.PositiveIntegerField(default=0)
+    telling = models.PositiveIntegerField(default=0)
+    knowing = models.PositiveIntegerField(default=0)
+    own = models.PositiveIntegerField(default=0)
+    other = models.PositiveIntegerField(default=0)
+    matches = models.PositiveIntegerField(default=0)
+    llr = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    COUNTS = ("judged", "plain", "plain_agree", "telling", "knowing", "own", "other")
+
+    class Meta:
+        abstract = True
+
+    def counts(self) -> dict:
+        return {f: getattr(self, f) for f in self.COUNTS}
+
+
+class PairTally(Tally):
+    """Two people who played partners in judged matches: ``low`` has the smaller id."""
+
+    low = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                            related_name="+")
+    high = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="+")
+    #: The ratio when staff last closed a report on the pair: a new report needs the evidence
+    #: to grow by the threshold again (``services``).
+    llr_at_close = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["low", "high"], name="pair_tally_once")]
+        verbose_name = _("partners' collusion tally")
+        verbose_name_plural = _("partners' collusion tallies")
+
+    def __str__(self) -> str:
+        return f"pair {self.low_id}+{self.high_id}: {self.llr:.1f}"
+
+
+class PersonTally(Tally):
+    """One person's own moves over all their partners."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True,
+                                on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        verbose_name = _("person's collusion tally")
+        verbose_name_plural = _("people's collusion tallies")
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.llr:.1f}"
+
+
+class PairMatch(models.Model):
+    """A pair's share of one judged match: its counts and telling positions (the report's)."""
+
+    pair = models.ForeignKey(PairTally, on_delete=models.CASCADE, related_name="matches_judged")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="+")
+    seats = models.JSONField(default=list)
+    counts = models.JSONField(default=dict)
+    telling = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["pair", "match"],
+                                               name="pair_match_once")]
+        ordering = ["created_at", "pk"]
+        verbose_name = _("pair's judged match")
+        verbose_name_plural = _("pairs' judged matches")
+
+    def __str__(self) -> str:
+        return f"pair {self.pair_id} in match {self.match_id}"
+
+
+class CollusionReport(models.Model):
+    """Staff's case on a pair whose test crossed the threshold. Never acts by itself: staff
+    dismiss it or act (with the moderation tools), and the decision is on the modlog through the
+    moderation report it opened (``report``)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", pgettext_lazy("collusion report", "open")
+        DISMISSED = "dismissed", pgettext_lazy("collusion report", "dismissed")
+        ACTED = "acted", pgettext_lazy("collusion report", "acted on")
+
+    pair = models.ForeignKey(PairTally, on_delete=models.CASCADE, related_name="reports")
+    report = models.OneToOneField("moderation.Report", null=True, blank=True,
+                                  on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    #: ``apps.bots.collusion.verdict`` when the pair crossed the threshold.
+    verdict = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    handled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("collusion report")
+        verbose_name_plural = _("collusion reports")
+
+    def __str__(self) -> str:
+        return f"collusion report {self.pk} on pair {self.pair_id} ({self.status})"

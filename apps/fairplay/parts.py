@@ -11,12 +11,15 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from apps.moderation.staff_parts import StaffPart
+from apps.tables.selectors import display_name
 
 from . import selectors
+from .judging import verdict_of
 from .services import MINIMUM_EVENT
 
 #: The versions whose events rebuild the part: seats taken and left (a stand-in is a seat
@@ -99,6 +102,10 @@ def staff_details(user) -> dict:
             "when": timezone.localtime(stint.ended_at).strftime("%Y-%m-%d %H:%M"),
             "table": stint.match.table.code, "match": stint.match.number,
             "how": _how(stint.how)})
+    tally = selectors.person_tally(user)
+    if tally is not None:
+        lines.append(_("Collusion check over all their partners: %(statistic)s") % {
+            "statistic": statistic_words(verdict_of(tally))})
     return {"title": _("Fair play"), "lines": lines}
 
 
@@ -107,4 +114,49 @@ def _how(how: str) -> str:
             "standin": _("away until a bot took over")}.get(how, how)
 
 
-STAFF_PART = StaffPart("fairplay", staff_notes, staff_details)
+def collusion_section(report) -> dict | None:
+    """On a moderation report the collusion check opened: the pair, the statistic and the way
+    to the telling positions; the decision is taken there (``closes``)."""
+    case = selectors.collusion_case_of(report)
+    if case is None:
+        return None
+    pair = case.pair
+    found = verdict_of(pair)
+    return {
+        "title": _("Partners who may see each other's tiles"),
+        "lines": [
+            _("Partners: %(a)s and %(b)s, in %(n)s judged matches.") % {
+                "a": display_name(pair.low), "b": display_name(pair.high), "n": pair.matches},
+            statistic_words(found),
+            _("Status: %(status)s.") % {"status": case.get_status_display()},
+        ],
+        "link": (reverse("fairplay:collusion", args=[case.pk]),
+                 _("The matches, the telling positions and the decision")),
+        "closes": True,
+    }
+
+
+def move_words(move: dict) -> str:
+    if move.get("pass"):
+        return _("pass")
+    if move.get("end"):
+        return _("%(tile)s on end %(end)s") % {"tile": move["play"], "end": move["end"]}
+    return move.get("play", "?")
+
+
+def picked_words(picked: str) -> str:
+    return {"knowing": _("the partner's hand's move"), "own": _("their own view's move"),
+            "other": _("neither")}.get(picked, picked)
+
+
+def statistic_words(found: dict) -> str:
+    return _("At %(picks)s telling positions where one of the two moves was played, the "
+             "partner's hand's move %(knowing)s times (%(rate)s%%; honest play at their "
+             "strength: %(p0)s%%). Log likelihood ratio %(llr)s; the threshold is "
+             "%(threshold)s.") % {
+        "picks": found["picks"], "knowing": found["knowing"],
+        "rate": round(100 * (found["rate"] or 0)), "p0": round(100 * found["p0"]),
+        "llr": found["llr"], "threshold": found["threshold"]}
+
+
+STAFF_PART = StaffPart("fairplay", staff_notes, staff_details, collusion_section)

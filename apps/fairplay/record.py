@@ -28,7 +28,7 @@ from django.db.models import F
 
 from apps.tables.models import Match, Seat
 
-from . import rules
+from . import judging, rules
 from .models import Record, Stint
 
 #: The event kinds that can change a record; every other version returns at once.
@@ -52,6 +52,8 @@ def table_changing(*, table, seats: list[Seat], events: list[dict], now: datetim
     if table.practice:
         return
     follow(table_id=table.pk, seats=seats, events=events, now=now)
+    if any(event.get("kind") == "match_over" for event in events):
+        judging.match_over(table, seats)
 
 
 def follow(*, table_id: int, seats: list[Seat], events: list[dict], now: datetime) -> None:

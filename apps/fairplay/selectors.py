@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from . import rules
-from .models import Record, Stint, TableMinimum
+from .models import CollusionReport, PersonTally, Record, Stint, TableMinimum
 
 
 @dataclass(frozen=True)
@@ -192,3 +192,27 @@ def join_refusal(*, table, user) -> str | None:
 def quick_play_refusal(user) -> str | None:
     """The wait after repeated abandonments: quick play says how long is left."""
     return wait_words(standing(user), timezone.now()) or None
+
+
+# -- the collusion check (staff only) ---------------------------------------------------------
+
+def collusion_case(report_id: int):
+    """A collusion report with its pair, for staff; None when there is no such report."""
+    return (CollusionReport.objects.select_related("pair__low", "pair__high", "report",
+                                                   "handled_by")
+            .filter(pk=report_id).first())
+
+
+def collusion_case_of(report):
+    """The collusion report behind a moderation report, or None (most reports are people's)."""
+    return (CollusionReport.objects.select_related("pair__low", "pair__high")
+            .filter(report=report).first())
+
+
+def pair_matches(pair) -> list:
+    """The pair's judged matches, oldest first, with their tables."""
+    return list(pair.matches_judged.select_related("match__table"))
+
+
+def person_tally(user):
+    return PersonTally.objects.filter(user=user).first()

@@ -270,6 +270,16 @@ def report(*, user, table_id: int, reason: str, message_id: int | None = None,
                                  reported_user=reported, reason=reason, note=note)
 
 
+def system_report(*, table_id: int, reported_user_id: int | None, note: str,
+                  reason: str = Report.Reason.CHEATING) -> Report:
+    """A report the site opens by itself (no reporter), for staff to look at in the queue
+    beside the players' reports: an app above this one (fair play's collusion check) says what
+    it found in ``note`` and on the report's page (``staff_parts``)."""
+    return Report.objects.create(reporter=None, table_id=table_id,
+                                 reported_user_id=reported_user_id, reason=reason,
+                                 note=" ".join(note.split())[:NOTE_MAX_LENGTH])
+
+
 # -- chat messages (staff) --------------------------------------------------------------------
 
 def _message(message_id: int) -> ChatMessage:

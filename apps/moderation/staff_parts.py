@@ -21,6 +21,10 @@ class StaffPart:
     notes: Callable[[list[int]], dict[int, str]]
     #: fn(user) -> {"title": str, "lines": [str, ...]}, for the person's page.
     details: Callable[[Any], dict]
+    #: fn(report) -> None, or a section of a report the app opened itself: {"title": str,
+    #: "lines": [str, ...], "link": (url, label) or None, "closes": bool}; "closes": the app's
+    #: page closes the report (with its own decision), in place of the plain close form.
+    report: Callable[[Any], dict | None] | None = None
 
 
 _parts: dict[str, StaffPart] = {}
@@ -45,3 +49,14 @@ def notes_for(user_ids: Iterable[int | None]) -> dict[int, list[str]]:
 
 def details_for(user) -> list[dict]:
     return [part.details(user) for part in _parts.values()]
+
+
+def report_sections(report) -> list[dict]:
+    """What the parts say about one report (most say nothing: only the reports they opened)."""
+    out = []
+    for part in _parts.values():
+        if part.report is not None:
+            section = part.report(report)
+            if section:
+                out.append(section)
+    return out

@@ -116,7 +116,14 @@ def report_detail(request, report_id: int):
         "deleted_text": ModerationLog.objects.filter(
             action="delete_message", target_message=row.message).values_list(
             "before", flat=True).first() if row.message else None,
+        **_sections(row),
     })
+
+
+def _sections(row: Report) -> dict:
+    sections = staff_parts.report_sections(row)
+    return {"report_sections": sections,
+            "report_closed_elsewhere": any(s.get("closes") for s in sections)}
 
 
 @staff_member_required

@@ -47,10 +47,10 @@ def test_launcher_serves_http_and_websockets_then_stops_everything(run_site):
         assert json.loads(response.read()) == {"ok": True, "db": True, "redis": True}
 
     pids = site.pids()
-    assert set(pids) == {"launcher", "daphne", "worker", "beat", "redis"}
+    assert set(pids) == {"launcher", "daphne", "worker", "judge", "beat", "redis"}
     assert pids["launcher"] == site.proc.pid
     every_pid = set(pids.values()) | _children_of(site.proc.pid)
-    for name in ("daphne", "worker", "beat", "redis"):
+    for name in ("daphne", "worker", "judge", "beat", "redis"):
         assert _alive(pids[name]), f"{name} is not running\n{site.log()}"
 
     origin = site.base_url

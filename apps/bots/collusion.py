@@ -1,0 +1,298 @@
+"""Partners who see each other's tiles: the moves that tell, and a test with a stated error rate.
+
+A player who cannot see their partner's hand chooses from their own view; one who is told it
+(a phone call, a second screen, one person on two accounts) chooses from the *knowing* view: their
+view plus their partner's hand. Most moves are the same from both views. Where the two views'
+best moves differ by enough (a **telling position**), an honest player picks the knowing view's
+move only as often as their own judgement happens to land there; a colluder picks it far more
+often. This module finds those positions in a finished match's record (the harness format of
+``shared/specs/harness.md``, as the site's ``record.json`` gives it) and keeps the counts; the
+test on the counts is :func:`verdict`. ``docs/collusion.md`` has the numbers and how they were
+measured (``python -m tools.bench_collusion``).
+
+Each move of a partnership seat with a choice is judged twice with the review's machinery
+(:func:`apps.bots.search.estimate`, every candidate on the same deals, no halving): from the
+seat's view, and from the same view with the partner's hand known (:class:`~apps.bots.state.
+Public` with ``known``), so only the opponents' hands and the boneyard are sampled. The own
+view's best move is ``own``, the knowing view's ``knowing``. The position tells when they lead
+to different positions and the knowing view rates its move at least :data:`KNOWING_GAP` points
+better than ``own``, and the own view rates ``own`` at least :data:`OWN_GAP` better than
+``knowing`` (both measured on paired deals): a difference the evaluation is sure of, not noise.
+
+Counts (per seat, summed per pair or per person over partners):
+
+- ``judged``: moves with a choice; ``plain``: those that do not tell and where the own view's
+  best beats its second best by :data:`STRENGTH_MARGIN` points, ``plain_agree``: of them, the
+  ones where the move played was ``own`` (the player's strength, :func:`strength`);
+- ``telling``: telling positions; ``knowing`` / ``own`` / ``other``: what was played there.
+
+Pure Python, no Django: the site's worker calls :func:`judge_record` and :func:`verdict`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from apps.rules import harness
+from apps.rules.engine import END_NAMES, OPEN, OPEN_FLIPPED, Match, Round
+from apps.rules.errors import RuleError
+from apps.rules.presets import make_rules
+from apps.rules.tiles import parse_tile
+from apps.rules.view import seat_view
+
+from . import search
+from .state import Public
+
+VERSION = 1
+
+#: The evaluator's budget: ``min_deals`` rollouts per candidate, the same deals for each (no
+#: halving, no exact endings), the master's playouts and inference. The review's budget gives
+#: at least 450 deals and exact endings: too dear for every match of the site (docs/capacity.md);
+#: docs/collusion.md says how often the two agree on which positions tell, and why fewer deals
+#: than these will not do.
+BUDGET = search.Budget(playouts=0, min_deals=80, exact_tiles=0, blocking=True, halving=False,
+                       infer=0.7)
+#: Points by which the knowing view's move must beat the own view's, from the knowing view.
+KNOWING_GAP = 3.0
+#: Points by which the own view's move must beat the knowing view's, from the own view.
+OWN_GAP = 1.0
+#: A plain position measures strength when the own view's best beats its second best by this
+#: many points (where the moves are near equal, any choice is as good).
+STRENGTH_MARGIN = 2.0
+
+#: Honest play's rate of picking the knowing move (of the telling positions where one of the
+#: two moves was played), by strength (the share of plain moves played as the own view's best):
+#: the upper envelope measured on honest bots of every level (docs/collusion.md), interpolated.
+HONEST_RATE = ((0.35, 0.60), (0.55, 0.56), (0.65, 0.47), (0.72, 0.42), (0.85, 0.35))
+#: A colluder's rate is taken to be this much above the honest rate of the same strength.
+LIFT = 0.12
+#: The test's false-flag bound: an honest pair whose rate is at most the honest rate is ever
+#: flagged with probability at most ALPHA (Ville's inequality: the likelihood ratio is a
+#: martingale under the honest rate), however many matches they play.
+ALPHA = 0.01
+#: Wald's lower bound (with BETA, the miss rate at the colluder's rate): below it the pair is
+#: "clear" for now; the counting goes on.
+BETA = 0.05
+#: No flag on fewer picks than this, whatever the ratio.
+MIN_PICKS = 30
+
+PARTNER_OF = {0: 2, 1: 3, 2: 0, 3: 1}
+
+
+@dataclass
+class Counts:
+    judged: int = 0
+    plain: int = 0
+    plain_agree: int = 0
+    telling: int = 0
+    knowing: int = 0
+    own: int = 0
+    other: int = 0
+
+    FIELDS = ("judged", "plain", "plain_agree", "telling", "knowing", "own", "other")
+
+    def add(self, other: Counts) -> Counts:
+        for f in self.FIELDS:
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+        return self
+
+    def as_dict(self) -> dict:
+        return {f: getattr(self, f) for f in self.FIELDS}
+
+    @classmethod
+    def of(cls, data: dict) -> Counts:
+        return cls(**{f: int(data.get(f, 0)) for f in cls.FIELDS})
+
+
+# -- the knowing view ------------------------------------------------------------------------
+
+def partner(rules, seat: int) -> int | None:
+    """The seat's partner, or None at a table without partners."""
+    if not rules.partners or rules.players != 4:
+        return None
+    return PARTNER_OF[seat]
+
+
+def knowing_public(view: dict, partner_seat: int, partner_hand: list[int]) -> Public:
+    """The seat's view with its partner's hand known: what a colluder chooses from."""
+    return Public(view, known={partner_seat: list(partner_hand)})
+
+
+# -- judging one move ------------------------------------------------------------------------
+
+def _key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
+    """Moves leading to the same position share a key (as ``search._distinct`` merges them)."""
+    t, e = move
+    if t < 0:
+        return move
+    if e in (OPEN, OPEN_FLIPPED):
+        return (t, OPEN)
+    if not pub.rules.fives:
+        return (t, pub.base.ends[e])
+    return move
+
+
+def _index(pub: Public, est: search.Estimate, key: tuple[int, int]) -> int | None:
+    for k, c in enumerate(est.candidates):
+        if _key(pub, pub.legal[c]) == key:
+            return k
+    return None
+
+
+def _gap(values: list[list[float]], better: int, worse: int) -> float:
+    a, b = values[better], values[worse]
+    n = min(len(a), len(b))
+    return sum(a[i] - b[i] for i in range(n)) / n if n else 0.0
+
+
+def judge(view: dict, partner_seat: int, partner_hand: list[int], move: tuple[int, int],
+          rng_seed: str, budget: search.Budget = BUDGET) -> dict | None:
+    """What the two views make of one move (``move`` as the engine took it), or None when the
+    seat had one distinct move (nothing to judge)."""
+    own_pub = Public(view)
+    if len(search._distinct(own_pub)) < 2:
+        return None
+    know_pub = knowing_public(view, partner_seat, partner_hand)
+    own_est = search.estimate(own_pub, random.Random(f"own:{rng_seed}"), budget)
+    know_est = search.estimate(know_pub, random.Random(f"know:{rng_seed}"), budget)
+    own_key = _key(own_pub, own_pub.legal[own_est.candidates[own_est.chosen]])
+    know_key = _key(know_pub, know_pub.legal[know_est.candidates[know_est.chosen]])
+    played_key = _key(own_pub, move)
+    picked = ("own" if played_key == own_key else
+              "knowing" if played_key == know_key else "other")
+    means = [own_est.mean(k) for k in range(len(own_est.candidates))]
+    margin = means[own_est.chosen] - max(m for k, m in enumerate(means) if k != own_est.chosen)
+    entry = {"telling": False, "picked": picked,
+             "own": dict(view["legal"][own_est.candidates[own_est.chosen]]),
+             "knowing": dict(view["legal"][know_est.candidates[know_est.chosen]]),
+             "own_gap": 0.0, "knowing_gap": 0.0, "margin": round(margin, 1)}
+    if own_key == know_key:
+        return entry
+    k_know_own = _index(know_pub, know_est, own_key)
+    k_own_know = _index(own_pub, own_est, know_key)
+    knowing_gap = _gap(know_est.values, know_est.chosen, k_know_own)
+    own_gap = _gap(own_est.values, own_est.chosen, k_own_know)
+    entry["knowing_gap"] = round(knowing_gap, 1)
+    entry["own_gap"] = round(own_gap, 1)
+    entry["telling"] = knowing_gap >= KNOWING_GAP and own_gap >= OWN_GAP
+    return entry
+
+
+def count(entry: dict | None) -> Counts:
+    """One judged move's contribution to the counts."""
+    c = Counts()
+    if entry is None:
+        return c
+    c.judged = 1
+    if entry["telling"]:
+        c.telling = 1
+        setattr(c, entry["picked"], 1)
+    elif entry["margin"] >= STRENGTH_MARGIN:
+        c.plain = 1
+        c.plain_agree = int(entry["picked"] == "own")
+    return c
+
+
+# -- a whole record --------------------------------------------------------------------------
+
+def _engine_move(rnd: Round, raw: dict) -> tuple[int, int]:
+    seat = raw["seat"]
+    if raw.get("pass"):
+        return rnd.check_pass(seat)
+    tile, first, second = parse_tile(raw["play"])
+    end = raw.get("end")
+    return rnd.check_play(seat, tile, None if end is None else END_NAMES.index(end),
+                          flipped=first < second)
+
+
+def positions(record: dict, seats: list[int]):
+    """(round index, move index, raw move, the mover's view, the partner's seat and hand, engine
+    move) for every move of ``seats`` in a record the harness accepts."""
+    rules = make_rules(record["rules"], record.get("players"))
+    match = Match(rules)
+    for k, raw_round in enumerate(record.get("rounds", [])):
+        hands = [[parse_tile(t)[0] for t in hand] for hand in raw_round["hands"]]
+        bones = [parse_tile(t)[0] for t in raw_round.get("boneyard", [])]
+        rnd = match.start_round(hands, bones, raw_round.get("opener"))
+        for i, raw in enumerate(raw_round.get("moves", [])):
+            move = _engine_move(rnd, raw)
+            seat = raw["seat"]
+            if seat in seats:
+                mate = partner(rules, seat)
+                yield k, i, raw, seat_view(match, seat), mate, list(rnd.hands[mate]), move
+            match.play(*move, written=raw)
+
+
+def judge_record(record: dict, *, seats: list[int] | None = None, seed: int = 0,
+                 budget: search.Budget = BUDGET) -> dict:
+    """Every move of ``seats`` (None: all four) judged from both views.
+
+    ``{"ok": true, "version": 1, "counts": {"0": {...}, ...}, "telling": [{"round": 1,
+    "index": 7, "seat": 0, "played": {...}, "own": {...}, "knowing": {...}, "own_gap": 2.1,
+    "knowing_gap": 6.4, "picked": "knowing"}, ...]}``; a table without partners has nothing to
+    judge (empty counts); a record the harness refuses gives its refusal."""
+    try:
+        harness.load(record)
+        rules = make_rules(record["rules"], record.get("players"))
+    except RuleError as err:
+        return {"ok": False, "error": err.as_dict()}
+    if partner(rules, 0) is None:
+        return {"ok": True, "version": VERSION, "counts": {}, "telling": []}
+    chosen = [0, 1, 2, 3] if seats is None else sorted(set(seats))
+    counts = {s: Counts() for s in chosen}
+    telling = []
+    for k, i, raw, view, mate, mate_hand, move in positions(record, chosen):
+        if raw.get("by", "player") != "player":
+            continue  # a bot or the table moved for the person: not their choice
+        entry = judge(view, mate, mate_hand, move, f"{seed}:{k}:{i}", budget)
+        counts[raw["seat"]].add(count(entry))
+        if entry is not None and entry["telling"]:
+            telling.append({"round": k + 1, "index": i, "seat": raw["seat"],
+                            "played": {x: raw[x] for x in ("play", "end", "pass") if x in raw},
+                            **{x: entry[x] for x in ("own", "knowing", "own_gap",
+                                                     "knowing_gap", "picked")}})
+    return {"ok": True, "version": VERSION,
+            "counts": {str(s): c.as_dict() for s, c in counts.items()}, "telling": telling}
+
+
+# -- the test ---------------------------------------------------------------------------------
+
+def strength(c: Counts) -> float:
+    """The share of plain moves played as the own view's best (0.5 before any)."""
+    return c.plain_agree / c.plain if c.plain else 0.5
+
+
+def honest_rate(s: float) -> float:
+    """The honest rate of picking the knowing move at strength ``s`` (:data:`HONEST_RATE`)."""
+    pts = HONEST_RATE
+    if s <= pts[0][0]:
+        return pts[0][1]
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+        if s <= x1:
+            return y0 + (y1 - y0) * (s - x0) / (x1 - x0)
+    return pts[-1][1]
+
+
+def threshold() -> float:
+    """The log likelihood ratio at which a pair is flagged: ln(1 / ALPHA)."""
+    return math.log(1 / ALPHA)
+
+
+def verdict(c: Counts) -> dict:
+    """Wald's log likelihood ratio of the counts, colluder (p1) against honest (p0) at the
+    counts' strength, over the telling positions where one of the two moves was played; flagged
+    once it reaches ln(1/ALPHA)."""
+    s = strength(c)
+    p0 = honest_rate(s)
+    p1 = min(0.95, p0 + LIFT)
+    picks = c.knowing + c.own
+    llr = c.knowing * math.log(p1 / p0) + c.own * math.log((1 - p1) / (1 - p0))
+    upper = threshold()
+    lower = math.log(BETA / (1 - ALPHA))
+    flagged = llr >= upper and picks >= MIN_PICKS
+    return {"strength": round(s, 3), "p0": round(p0, 3), "p1": round(p1, 3),
+            "picks": picks, "knowing": c.knowing, "rate": round(c.knowing / picks, 3)
+            if picks else None, "llr": round(llr, 2), "threshold": round(upper, 2),
+            "clear": llr <= lower, "flagged": flagged}
