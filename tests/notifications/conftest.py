@@ -96,12 +96,14 @@ class PushService:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if service.hold is not None:
                     service.hold.wait(60)
-                self.send_response(service.status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+                # Kept before the answer: the worker reads the answer and goes on, and a test
+                # that looks right after must find the request (once, it did not).
                 service.received.append({"path": self.path,
                                          "headers": {k.lower(): v for k, v in self.headers.items()},
                                          "body": body, "status": service.status})
+                self.send_response(service.status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def log_message(self, *args):
                 pass
