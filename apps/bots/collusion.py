@@ -36,13 +36,14 @@ import random
 from dataclasses import dataclass
 
 from apps.rules import harness
-from apps.rules.engine import END_NAMES, OPEN, OPEN_FLIPPED, Match, Round
+from apps.rules.engine import OPEN, OPEN_FLIPPED, Match
 from apps.rules.errors import RuleError
 from apps.rules.presets import make_rules
 from apps.rules.tiles import parse_tile
 from apps.rules.view import seat_view
 
 from . import search
+from .review import engine_move
 from .state import Public
 
 VERSION = 1
@@ -197,16 +198,6 @@ def count(entry: dict | None) -> Counts:
 
 # -- a whole record --------------------------------------------------------------------------
 
-def _engine_move(rnd: Round, raw: dict) -> tuple[int, int]:
-    seat = raw["seat"]
-    if raw.get("pass"):
-        return rnd.check_pass(seat)
-    tile, first, second = parse_tile(raw["play"])
-    end = raw.get("end")
-    return rnd.check_play(seat, tile, None if end is None else END_NAMES.index(end),
-                          flipped=first < second)
-
-
 def positions(record: dict, seats: list[int]):
     """(round index, move index, raw move, the mover's view, the partner's seat and hand, engine
     move) for every move of ``seats`` in a record the harness accepts."""
@@ -217,7 +208,7 @@ def positions(record: dict, seats: list[int]):
         bones = [parse_tile(t)[0] for t in raw_round.get("boneyard", [])]
         rnd = match.start_round(hands, bones, raw_round.get("opener"))
         for i, raw in enumerate(raw_round.get("moves", [])):
-            move = _engine_move(rnd, raw)
+            move = engine_move(rnd, raw)
             seat = raw["seat"]
             if seat in seats:
                 mate = partner(rules, seat)

@@ -114,7 +114,7 @@ def _seats(record: dict, seats: list[int] | None) -> list[int]:
     return sorted(set(seats))
 
 
-def _engine_move(rnd: Round, raw: dict) -> tuple[int, int]:
+def engine_move(rnd: Round, raw: dict) -> tuple[int, int]:
     seat = raw["seat"]
     if raw.get("pass"):
         return rnd.check_pass(seat)
@@ -133,7 +133,7 @@ def _positions(record: dict, seats: list[int]):
         bones = [parse_tile(t)[0] for t in raw_round.get("boneyard", [])]
         rnd = match.start_round(hands, bones, raw_round.get("opener"))
         for i, raw in enumerate(raw_round.get("moves", [])):
-            move = _engine_move(rnd, raw)
+            move = engine_move(rnd, raw)
             if raw["seat"] in seats:
                 yield k, i, raw, seat_view(match, raw["seat"]), move
             match.play(*move, written=raw)

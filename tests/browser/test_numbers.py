@@ -94,7 +94,7 @@ print(json.dumps({"sessions": sessions, "codes": codes, "code": chosen}))
 EXERCISE = """
 import json
 from django.utils import translation
-from apps.bots.review import _engine_move
+from apps.bots.review import engine_move
 from apps.reviews.models import Exercise
 from apps.reviews.services import is_best
 from apps.reviews.words import tile_words
@@ -113,7 +113,7 @@ for k, raw_round in enumerate(record["rounds"][:e.round_index + 1]):
                              raw_round.get("opener"))
     moves = raw_round["moves"][:e.move_index] if k == e.round_index else raw_round["moves"]
     for raw in moves:
-        engine.play(*_engine_move(rnd, raw), written=raw)
+        engine.play(*engine_move(rnd, raw), written=raw)
 rnd = engine.rounds[-1]
 hidden = [t for s, h in enumerate(rnd.hands) if s != e.seat for t in h]
 hidden += list(rnd.boneyard[rnd.bone_pos:])

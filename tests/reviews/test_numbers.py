@@ -63,7 +63,7 @@ def finished(review):
 def hidden_tiles(record: dict, k: int, i: int, seat: int) -> set[str]:
     """The tiles ``seat`` could not see just before move ``i`` of round ``k``: the other hands'
     and the boneyard's then, as the engine replaying the record holds them."""
-    from apps.bots.review import _engine_move
+    from apps.bots.review import engine_move
     from apps.rules.engine import Match
     from apps.rules.presets import make_rules
     from apps.rules.tiles import parse_tile
@@ -74,7 +74,7 @@ def hidden_tiles(record: dict, k: int, i: int, seat: int) -> set[str]:
                                  [parse_tile(t)[0] for t in raw_round.get("boneyard", [])],
                                  raw_round.get("opener"))
         for raw in raw_round["moves"][:i] if j == k else raw_round["moves"]:
-            engine.play(*_engine_move(rnd, raw), written=raw)
+            engine.play(*engine_move(rnd, raw), written=raw)
     rnd = engine.rounds[-1]
     others = [t for s, hand in enumerate(rnd.hands) if s != seat for t in hand]
     return {NAMES[t] for t in others + list(rnd.boneyard[rnd.bone_pos:])}
