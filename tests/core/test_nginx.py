@@ -78,7 +78,9 @@ def close_code(url: str, origin: str, **kwargs) -> int:
     """Open the home page's socket without signing in: Daphne accepts it, says why in a
     ``closing`` frame and closes it with 4401, so the code proves the handshake and a frame
     went both ways through nginx."""
-    with connect(url, origin=origin, open_timeout=10, proxy=None, **kwargs) as ws:
+    # A generous handshake wait: a random-order run once gave a fresh Daphne, behind nginx on
+    # a machine busy with three other workers' sites, more than 10 s for its first socket.
+    with connect(url, origin=origin, open_timeout=30, proxy=None, **kwargs) as ws:
         try:
             while True:
                 ws.recv(timeout=10)
