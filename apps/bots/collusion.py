@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 
 from apps.rules import harness
 from apps.rules.engine import OPEN, OPEN_FLIPPED, Match
@@ -92,19 +92,17 @@ class Counts:
     own: int = 0
     other: int = 0
 
-    FIELDS = ("judged", "plain", "plain_agree", "telling", "knowing", "own", "other")
-
     def add(self, other: Counts) -> Counts:
-        for f in self.FIELDS:
-            setattr(self, f, getattr(self, f) + getattr(other, f))
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         return self
 
     def as_dict(self) -> dict:
-        return {f: getattr(self, f) for f in self.FIELDS}
+        return asdict(self)
 
     @classmethod
     def of(cls, data: dict) -> Counts:
-        return cls(**{f: int(data.get(f, 0)) for f in cls.FIELDS})
+        return cls(**{f.name: int(data.get(f.name, 0)) for f in fields(cls)})
 
 
 # -- the knowing view ------------------------------------------------------------------------

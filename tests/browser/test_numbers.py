@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from .matches import shell
+from .matches import FINISH, shell
 from .test_replay import LISTEN
 from .test_table_page import ARGS, DESKTOP, axe_check, shoot, wait_until, watch_console
 
@@ -30,34 +30,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("nu
 DEALS = 8
 LANGUAGES = {"ana": "en", "bea": "es", "caio": "pt-br"}
 
-SETUP = """
-import json, random
-from datetime import timedelta
+SETUP = FINISH + """
+import json
 from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import timezone
 from apps.bots.review import review_budget, review_record
-from apps.rules.engine import legal_dict
-from apps.tables import game, services
-from apps.tables.models import Table
 from apps.tables.selectors import finished_record
-
-def finish(table, seed):
-    rng = random.Random(seed)
-    for _ in range(3000):
-        table = Table.objects.get(pk=table.pk)
-        engine = game.restore(table.current_match)
-        rnd = engine.current
-        if rnd is None:
-            if engine.over:
-                return
-            services.next_round(user=table.host, table_id=table.pk)
-            continue
-        seat = table.seats.get(index=rnd.turn)
-        move = legal_dict(*rng.choice(rnd.legal()))
-        services.play_move(user=seat.user, table_id=table.pk, round_number=len(engine.rounds) - 1,
-                           ply=len(rnd.history), tile=move.get("play"), end=move.get("end"),
-                           is_pass=bool(move.get("pass")))
 
 U = get_user_model()
 people = {}
@@ -73,8 +51,7 @@ for seed in range(1, 9):
                                   options={"target": 10, "turn_seconds": None})
     for n in ("bea", "caio"):
         services.join_table(user=people[n], table_id=table.pk, code=table.code)
-    services.start_match(user=people["ana"], table_id=table.pk)
-    finish(table, seed)
+    finish(table, people["ana"], seed)
     codes.append(table.code)
     # The review the worker will compute (same record, seed and deals): the match to review is
     # one where ana made a marked move, so that she has exercises.
