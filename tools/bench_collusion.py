@@ -39,8 +39,9 @@ from apps.rules.engine import END_NAMES, Match, deal
 from apps.rules.presets import make_rules
 from apps.rules.tiles import NAMES, parse_tile
 from apps.rules.view import seat_view
+from tools import collusion_fit
+from tools.collusion_fit import HONEST
 
-HONEST = ("easy", "medium", "expert", "master", "noisy")
 PEEKERS = ("peek", "peek3")
 #: The people-like expert's share of random moves.
 SLIP = 0.15
@@ -118,26 +119,29 @@ def judge_pair(task: tuple[str, str, int, int, int]) -> dict:
     started = time.perf_counter()
     judging = 0.0
     per_match = []
+    positions = []
     flagged_at = None
     moves = 0
     for m in range(matches):
         record = play_match(pair, opponents, seed * 1000 + m, target)
         moves += sum(len(r["moves"]) for r in record["rounds"])
         t = time.perf_counter()
-        out = collusion.judge_record(record, seats=[0, 2], seed=m)
+        out = collusion.judge_record(record, seats=[0, 2], seed=m, entries=True)
         judging += time.perf_counter() - t
         mine = collusion.Counts()
         for c in out["counts"].values():
             mine.add(collusion.Counts.of(c))
         per_match.append(mine.as_dict())
+        positions.append(out["entries"])
         counts.add(mine)
         if flagged_at is None and collusion.verdict(counts)["flagged"]:
             flagged_at = m + 1
     found = collusion.verdict(counts)
     found["flagged"] = flagged_at is not None
     return {"pair": pair, "opponents": opponents, "seed": seed, "counts": counts.as_dict(),
-            "per_match": per_match, "verdict": found, "flagged_at": flagged_at,
-            "moves": moves, "seconds": time.perf_counter() - started, "judging": judging}
+            "per_match": per_match, "positions": positions, "verdict": found,
+            "flagged_at": flagged_at, "moves": moves, "seconds": time.perf_counter() - started,
+            "judging": judging}
 
 
 def tasks(*, honest_seeds: int, peek_seeds: int, matches: int, target: int,
@@ -198,45 +202,6 @@ def table(results: list[dict]) -> list[dict]:
     return rows
 
 
-def anytime_flagged(per_match: list[dict]) -> int | None:
-    """After which match a pair with these matches' counts is first flagged (None: never)."""
-    counts = collusion.Counts()
-    for m, c in enumerate(per_match):
-        counts.add(collusion.Counts.of(c))
-        if collusion.verdict(counts)["flagged"]:
-            return m + 1
-    return None
-
-
-def resampled(results: list[dict], pairs: int, matches: int, seed: int = 1) -> list[dict]:
-    """Pairs made of ``matches`` matches drawn (with replacement) from the judged matches of one
-    (pair, opponents) combination. The bots keep nothing from one match to the next and every
-    match has a seed of its own, so a pair's matches are independent draws of its combination:
-    this estimates the flagged shares from fewer matches than ``pairs`` x ``matches`` (the
-    drawn pairs share matches, so it is an estimate, not a measurement)."""
-    rng = random.Random(seed)
-    pools: dict[tuple[str, str], list[dict]] = {}
-    for r in results:
-        pools.setdefault((r["pair"], r["opponents"]), []).extend(r["per_match"])
-    out = []
-    for kind in PEEKERS + HONEST:
-        combos = [k for k in pools if k[0] == kind]
-        if not combos:
-            continue
-        for _ in range(pairs):
-            combo = combos[rng.randrange(len(combos))]
-            drawn = [rng.choice(pools[combo]) for _ in range(matches)]
-            total = collusion.Counts()
-            for c in drawn:
-                total.add(collusion.Counts.of(c))
-            found = collusion.verdict(total)
-            at = anytime_flagged(drawn)
-            found["flagged"] = at is not None
-            out.append({"pair": kind, "opponents": combo[1], "counts": total.as_dict(),
-                        "verdict": found, "flagged_at": at})
-    return out
-
-
 def print_table(results: list[dict]) -> None:
     print("| pair | pairs | flagged | share | telling positions a pair | knowing picks "
           "| strength | mean log LR |")
@@ -249,20 +214,6 @@ def print_table(results: list[dict]) -> None:
 
 def _mean(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else 0.0
-
-
-def calibration(results: list[dict], bins=(0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 1.01)) -> list[dict]:
-    """Honest pairs' rate of knowing picks by strength bin: mean and the highest."""
-    out = []
-    for lo, hi in zip(bins, bins[1:], strict=False):
-        rates = [r["verdict"]["rate"] for r in results if r["pair"] in HONEST
-                 and lo <= r["verdict"]["strength"] < hi and r["verdict"]["rate"] is not None]
-        if rates:
-            rates.sort()
-            out.append({"strength": f"{lo:.1f}-{min(hi, 1.0):.1f}", "pairs": len(rates),
-                        "mean": _mean(rates), "p90": rates[int(0.9 * (len(rates) - 1))],
-                        "max": rates[-1]})
-    return out
 
 
 def agreement(matches: int, seed: int = 77) -> dict:
@@ -329,8 +280,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="only time the site's check on N matches to 100 (all four seats)")
     parser.add_argument("--replay", default=None, metavar="PATH",
                         help="play nothing: read the pairs of an earlier --json run")
-    parser.add_argument("--resample", type=int, default=0, metavar="N",
-                        help="also N pairs of each kind drawn from the judged matches")
+    parser.add_argument("--fit", action="store_true",
+                        help="also print the honest rates fitted on this run's honest pairs")
     parser.add_argument("--json", default=None,
                         help="write every pair's result here, a JSON line each as it comes")
     args = parser.parse_args(argv)
@@ -360,12 +311,6 @@ def main(argv: list[str] | None = None) -> None:
         if args.replay:
             with open(args.replay, encoding="utf-8") as fh:
                 results = [json.loads(line) for line in fh if line.strip()]
-            for r in results:  # the verdict of today's constants
-                r["flagged_at"] = anytime_flagged(r["per_match"])
-                total = collusion.Counts()
-                for c in r["per_match"]:
-                    total.add(collusion.Counts.of(c))
-                r["verdict"] = {**collusion.verdict(total), "flagged": r["flagged_at"] is not None}
         else:
             results = run(task_list, procs=min(2, args.procs), progress=progress, sink=sink)
     finally:
@@ -376,28 +321,22 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(results)} pairs of {args.matches} matches ({where}) in "
           f"{spent:.0f} s; judging {sum(r.get('judging', 0) for r in results):.0f} s for "
           f"{len(results) * args.matches} matches")
-    print(f"test: p1 = p0 + {collusion.LIFT}, alpha {collusion.ALPHA}, flag at log LR >= "
+    print(f"test: Wald's log LR over classes of telling positions, tuned for peeking on "
+          f"{collusion.PEEK_SHARE:.2f} of moves; alpha {collusion.ALPHA}, flag at log LR >= "
           f"{collusion.threshold():.2f}, at least {collusion.MIN_PICKS} picks")
-    print_table(results)
-    honest = [r for r in results if r["pair"] in HONEST]
-    peek = [r for r in results if r["pair"] == "peek"]
-    peek3 = [r for r in results if r["pair"] == "peek3"]
-    if honest:
-        print(f"honest pairs flagged: {sum(r['verdict']['flagged'] for r in honest)} of "
-              f"{len(honest)}")
-    for name, rows in (("always-peeking", peek), ("one-third peeking", peek3)):
-        if rows:
-            print(f"{name} pairs flagged: {sum(r['verdict']['flagged'] for r in rows)} of "
-                  f"{len(rows)}")
-    print("honest rate of knowing picks by strength:")
-    for row in calibration(results):
-        print(f"  {row['strength']}: {row['pairs']} pairs, mean {row['mean']:.3f}, "
-              f"p90 {row['p90']:.3f}, max {row['max']:.3f}")
-    if args.resample:
-        drawn = resampled(results, args.resample, args.matches)
-        print(f"resampled: {args.resample} pairs of each kind, {args.matches} matches each drawn "
-              f"from the judged matches of one (pair, opponents) combination:")
-        print_table(drawn)
+    print("With the site's honest rates (collusion.HONEST_RATE):")
+    report(collusion_fit.evaluate(results))
+    honest_pairs = [r for r in results if r["pair"] in HONEST]
+    if len({r["seed"] % 2 for r in honest_pairs}) == 2:
+        crossed, tables = collusion_fit.crossfit(results)
+        print("Cross-fitted (each pair judged by honest rates fitted on the honest pairs of "
+              "the other half of the seeds):")
+        report(crossed)
+        for f, t in enumerate(tables):
+            print(f"  rates fitted without seeds = {f} mod 2: {t}")
+    if args.fit:
+        print(f"HONEST_RATE fitted on all {len(honest_pairs)} honest pairs: "
+              f"{collusion_fit.fit(results)}")
     if args.agreement:
         a = agreement(args.agreement)
         print(f"agreement with the review's budget on {a['positions']} positions: the check's "
@@ -405,6 +344,21 @@ def main(argv: list[str] | None = None) -> None:
               f"{a['both_tell']}; same verdict (tells or not) {100 * a['same_verdict']:.1f}% "
               f"(kappa {a['kappa']:.2f}); where both say it tells, the same knowing move "
               f"{100 * a['same_knowing_move']:.1f}%")
+
+
+def report(results: list[dict]) -> None:
+    print_table(results)
+    honest = [r for r in results if r["pair"] in HONEST]
+    if honest:
+        print(f"honest pairs flagged: {sum(r['verdict']['flagged'] for r in honest)} of "
+              f"{len(honest)}")
+    for name, kind in (("always-peeking", "peek"), ("one-third peeking", "peek3")):
+        rows = [r for r in results if r["pair"] == kind]
+        if rows:
+            at = sorted(r["flagged_at"] for r in rows if r["flagged_at"])
+            print(f"{name} pairs flagged: {len(at)} of {len(rows)}"
+                  + (f" (after {at[0]} to {at[-1]} matches, median {at[len(at) // 2]})"
+                     if at else ""))
 
 
 if __name__ == "__main__":

@@ -15,16 +15,18 @@ Each move of a partnership seat with a choice is judged twice with the review's 
 seat's view, and from the same view with the partner's hand known (:class:`~apps.bots.state.
 Public` with ``known``), so only the opponents' hands and the boneyard are sampled. The own
 view's best move is ``own``, the knowing view's ``knowing``. The position tells when they lead
-to different positions and the knowing view rates its move at least :data:`KNOWING_GAP` points
-better than ``own``, and the own view rates ``own`` at least :data:`OWN_GAP` better than
-``knowing`` (both measured on paired deals): a difference the evaluation is sure of, not noise.
+to different positions and the own view rates ``own`` at least :data:`OWN_GAP` points better
+than ``knowing`` (on paired deals). A telling position's class is its own view's gap (how
+clearly an honest player should keep to their own move) and its knowing view's gap (how much
+the partner's hand says to change it): the test weighs each class with its own rates.
 
 Counts (per seat, summed per pair or per person over partners):
 
 - ``judged``: moves with a choice; ``plain``: those that do not tell and where the own view's
   best beats its second best by :data:`STRENGTH_MARGIN` points, ``plain_agree``: of them, the
   ones where the move played was ``own`` (the player's strength, :func:`strength`);
-- ``telling``: telling positions; ``knowing`` / ``own`` / ``other``: what was played there.
+- ``telling``: telling positions; ``knowing`` / ``own`` / ``other``: what was played there;
+- ``cells``: the knowing and own picks per class (:func:`cell`).
 
 Pure Python, no Django: the site's worker calls :func:`judge_record` and :func:`verdict`.
 """
@@ -33,7 +35,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from apps.rules import harness
 from apps.rules.engine import OPEN, OPEN_FLIPPED, Match
@@ -46,7 +48,7 @@ from . import search
 from .review import engine_move
 from .state import Public
 
-VERSION = 1
+VERSION = 2
 
 #: The evaluator's budget: ``min_deals`` rollouts per candidate, the same deals for each (no
 #: halving, no exact endings), the master's playouts and inference. The review's budget gives
@@ -55,20 +57,34 @@ VERSION = 1
 #: than these will not do.
 BUDGET = search.Budget(playouts=0, min_deals=80, exact_tiles=0, blocking=True, halving=False,
                        infer=0.7)
-#: Points by which the knowing view's move must beat the own view's, from the knowing view.
-KNOWING_GAP = 3.0
-#: Points by which the own view's move must beat the knowing view's, from the own view.
+#: A position tells when the own view rates its own best at least this many points above the
+#: knowing view's best (where the own view hardly prefers its move, honest players split about
+#: evenly between the two and the position says little).
 OWN_GAP = 1.0
 #: A plain position measures strength when the own view's best beats its second best by this
 #: many points (where the moves are near equal, any choice is as good).
 STRENGTH_MARGIN = 2.0
 
-#: Honest play's rate of picking the knowing move (of the telling positions where one of the
-#: two moves was played), by strength (the share of plain moves played as the own view's best):
-#: the upper envelope measured on honest bots of every level (docs/collusion.md), interpolated.
-HONEST_RATE = ((0.35, 0.60), (0.55, 0.56), (0.65, 0.47), (0.72, 0.42), (0.85, 0.35))
-#: A colluder's rate is taken to be this much above the honest rate of the same strength.
-LIFT = 0.12
+#: Telling positions fall into classes by the two gaps: the own view's (how clearly an honest
+#: player should prefer their own move: class edges in points) ...
+OWN_CLASSES = (1.0, 2.0, 4.0, 8.0)
+#: ... and the knowing view's (how much a colluder gains by the other move).
+KNOWING_CLASSES = (0.0, 3.0, 6.0)
+#: Honest play's rate of picking the knowing move, per own-gap class, as a line in strength
+#: (the share of plain moves played as the own view's best): ``(at 0, slope)``, fitted on
+#: honest bots of every level and raised to cover the highest of them (docs/collusion.md,
+#: ``python -m tools.bench_collusion --fit``). The honest rate falls as the own view's
+#: preference grows and as the player gets stronger.
+HONEST_RATE = {1.0: (0.62, -0.14), 2.0: (0.66, -0.26), 4.0: (0.75, -0.52), 8.0: (0.83, -0.72)}
+#: An honest rate is kept within these bounds, whatever the line says.
+RATE_BOUNDS = (0.05, 0.60)
+#: An always-peeking expert's rate of picking the knowing move, per knowing-gap class.
+PEEK_RATE = {0.0: 0.52, 3.0: 0.62, 6.0: 0.82}
+#: The colluder the test is tuned for peeks on this share of their moves: their rate is
+#: ``p0 + PEEK_SHARE * (PEEK_RATE - p0)``, at least ``p0 + MIN_LIFT``. (Those who peek more are
+#: caught sooner; the error rate does not depend on this choice, only the power does.)
+PEEK_SHARE = 1 / 3
+MIN_LIFT = 0.03
 #: The test's false-flag bound: an honest pair whose rate is at most the honest rate is ever
 #: flagged with probability at most ALPHA (Ville's inequality: the likelihood ratio is a
 #: martingale under the honest rate), however many matches they play.
@@ -91,10 +107,19 @@ class Counts:
     knowing: int = 0
     own: int = 0
     other: int = 0
+    #: The telling positions' picks by class: ``"own class:knowing class"`` (the classes' lower
+    #: edges) to ``[knowing, own]``.
+    cells: dict[str, list[int]] = field(default_factory=dict)
 
     def add(self, other: Counts) -> Counts:
         for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+            if f.name == "cells":
+                for key, (k, o) in other.cells.items():
+                    mine = self.cells.setdefault(key, [0, 0])
+                    mine[0] += k
+                    mine[1] += o
+            else:
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
         return self
 
     def as_dict(self) -> dict:
@@ -102,7 +127,8 @@ class Counts:
 
     @classmethod
     def of(cls, data: dict) -> Counts:
-        return cls(**{f.name: int(data.get(f.name, 0)) for f in fields(cls)})
+        return cls(**{f.name: int(data.get(f.name, 0)) for f in fields(cls) if f.name != "cells"},
+                   cells={k: [int(v[0]), int(v[1])] for k, v in data.get("cells", {}).items()})
 
 
 # -- the knowing view ------------------------------------------------------------------------
@@ -175,7 +201,7 @@ def judge(view: dict, partner_seat: int, partner_hand: list[int], move: tuple[in
     own_gap = _gap(own_est.values, own_est.chosen, k_own_know)
     entry["knowing_gap"] = round(knowing_gap, 1)
     entry["own_gap"] = round(own_gap, 1)
-    entry["telling"] = knowing_gap >= KNOWING_GAP and own_gap >= OWN_GAP
+    entry["telling"] = own_gap >= OWN_GAP
     return entry
 
 
@@ -188,6 +214,9 @@ def count(entry: dict | None) -> Counts:
     if entry["telling"]:
         c.telling = 1
         setattr(c, entry["picked"], 1)
+        if entry["picked"] != "other":
+            key = cell(entry["own_gap"], entry["knowing_gap"])
+            c.cells[key] = [int(entry["picked"] == "knowing"), int(entry["picked"] == "own")]
     elif entry["margin"] >= STRENGTH_MARGIN:
         c.plain = 1
         c.plain_agree = int(entry["picked"] == "own")
@@ -215,7 +244,7 @@ def positions(record: dict, seats: list[int]):
 
 
 def judge_record(record: dict, *, seats: list[int] | None = None, seed: int = 0,
-                 budget: search.Budget = BUDGET) -> dict:
+                 budget: search.Budget = BUDGET, entries: bool = False) -> dict:
     """Every move of ``seats`` (None: all four) judged from both views.
 
     ``{"ok": true, "version": 1, "counts": {"0": {...}, ...}, "telling": [{"round": 1,
@@ -232,18 +261,25 @@ def judge_record(record: dict, *, seats: list[int] | None = None, seed: int = 0,
     chosen = [0, 1, 2, 3] if seats is None else sorted(set(seats))
     counts = {s: Counts() for s in chosen}
     telling = []
+    judged = []
     for k, i, raw, view, mate, mate_hand, move in positions(record, chosen):
         if raw.get("by", "player") != "player":
             continue  # a bot or the table moved for the person: not their choice
         entry = judge(view, mate, mate_hand, move, f"{seed}:{k}:{i}", budget)
         counts[raw["seat"]].add(count(entry))
+        if entries and entry is not None:
+            judged.append([raw["seat"], int(entry["own"] != entry["knowing"]), entry["own_gap"],
+                           entry["knowing_gap"], entry["margin"], entry["picked"]])
         if entry is not None and entry["telling"]:
             telling.append({"round": k + 1, "index": i, "seat": raw["seat"],
                             "played": {x: raw[x] for x in ("play", "end", "pass") if x in raw},
                             **{x: entry[x] for x in ("own", "knowing", "own_gap",
                                                      "knowing_gap", "picked")}})
-    return {"ok": True, "version": VERSION,
-            "counts": {str(s): c.as_dict() for s, c in counts.items()}, "telling": telling}
+    out = {"ok": True, "version": VERSION,
+           "counts": {str(s): c.as_dict() for s, c in counts.items()}, "telling": telling}
+    if entries:
+        out["entries"] = judged
+    return out
 
 
 # -- the test ---------------------------------------------------------------------------------
@@ -253,15 +289,24 @@ def strength(c: Counts) -> float:
     return c.plain_agree / c.plain if c.plain else 0.5
 
 
-def honest_rate(s: float) -> float:
-    """The honest rate of picking the knowing move at strength ``s`` (:data:`HONEST_RATE`)."""
-    pts = HONEST_RATE
-    if s <= pts[0][0]:
-        return pts[0][1]
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
-        if s <= x1:
-            return y0 + (y1 - y0) * (s - x0) / (x1 - x0)
-    return pts[-1][1]
+def _class(value: float, edges: tuple[float, ...]) -> float:
+    return max((e for e in edges if value >= e), default=edges[0])
+
+
+def cell(own_gap: float, knowing_gap: float) -> str:
+    """A telling position's class: the lower edges of its own-gap and knowing-gap classes."""
+    return f"{_class(own_gap, OWN_CLASSES):g}:{_class(knowing_gap, KNOWING_CLASSES):g}"
+
+
+def honest_rate(s: float, own_class: float, table: dict | None = None) -> float:
+    """The honest rate of picking the knowing move at strength ``s`` in an own-gap class."""
+    at0, slope = (table or HONEST_RATE)[own_class]
+    return min(RATE_BOUNDS[1], max(RATE_BOUNDS[0], at0 + slope * s))
+
+
+def colluder_rate(p0: float, knowing_class: float) -> float:
+    """The rate of the colluder the test is tuned for (:data:`PEEK_SHARE`)."""
+    return min(0.95, p0 + max(MIN_LIFT, PEEK_SHARE * (PEEK_RATE[knowing_class] - p0)))
 
 
 def threshold() -> float:
@@ -269,19 +314,28 @@ def threshold() -> float:
     return math.log(1 / ALPHA)
 
 
-def verdict(c: Counts) -> dict:
-    """Wald's log likelihood ratio of the counts, colluder (p1) against honest (p0) at the
-    counts' strength, over the telling positions where one of the two moves was played; flagged
-    once it reaches ln(1/ALPHA)."""
+def verdict(c: Counts, table: dict | None = None) -> dict:
+    """Wald's log likelihood ratio of the counts, colluder against honest, summed over the
+    classes of telling positions where one of the two moves was played (each class with its
+    own honest rate at the counts' strength and its own colluder's rate); flagged once it
+    reaches ln(1/ALPHA). ``p0`` and ``p1`` are the rates' means over the picks (for the
+    report)."""
     s = strength(c)
-    p0 = honest_rate(s)
-    p1 = min(0.95, p0 + LIFT)
-    picks = c.knowing + c.own
-    llr = c.knowing * math.log(p1 / p0) + c.own * math.log((1 - p1) / (1 - p0))
+    llr = p0_sum = p1_sum = 0.0
+    picks = knowing = 0
+    for key, (k, o) in c.cells.items():
+        own_class, knowing_class = (float(x) for x in key.split(":"))
+        p0 = honest_rate(s, own_class, table)
+        p1 = colluder_rate(p0, knowing_class)
+        llr += k * math.log(p1 / p0) + o * math.log((1 - p1) / (1 - p0))
+        picks += k + o
+        knowing += k
+        p0_sum += (k + o) * p0
+        p1_sum += (k + o) * p1
     upper = threshold()
     lower = math.log(BETA / (1 - ALPHA))
-    flagged = llr >= upper and picks >= MIN_PICKS
-    return {"strength": round(s, 3), "p0": round(p0, 3), "p1": round(p1, 3),
-            "picks": picks, "knowing": c.knowing, "rate": round(c.knowing / picks, 3)
+    return {"strength": round(s, 3), "p0": round(p0_sum / picks, 3) if picks else None,
+            "p1": round(p1_sum / picks, 3) if picks else None,
+            "picks": picks, "knowing": knowing, "rate": round(knowing / picks, 3)
             if picks else None, "llr": round(llr, 2), "threshold": round(upper, 2),
-            "clear": llr <= lower, "flagged": flagged}
+            "clear": llr <= lower, "flagged": llr >= upper and picks >= MIN_PICKS}

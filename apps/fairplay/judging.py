@@ -175,10 +175,12 @@ def _store(row_id: int, match: Match, people: dict[int, int], pairs: list[tuple[
 
 
 def _add(tally, counts: collusion.Counts, now) -> None:
+    total = collusion.Counts.of(tally.counts()).add(counts)
     for field in tally.COUNTS:
-        setattr(tally, field, getattr(tally, field) + getattr(counts, field))
+        setattr(tally, field, getattr(total, field))
+    tally.cells = total.cells
     tally.matches += 1
-    tally.llr = collusion.verdict(collusion.Counts.of(tally.counts()))["llr"]
+    tally.llr = collusion.verdict(total)["llr"]
     tally.updated_at = now
     tally.save()
 

@@ -135,6 +135,9 @@ class Tally(models.Model):
     knowing = models.PositiveIntegerField(default=0)
     own = models.PositiveIntegerField(default=0)
     other = models.PositiveIntegerField(default=0)
+    #: The telling positions' picks by class (``Counts.cells``): the test weighs each class
+    #: with its own rates, so the classes are kept, not only their sums.
+    cells = models.JSONField(default=dict, blank=True)
     matches = models.PositiveIntegerField(default=0)
     llr = models.FloatField(default=0.0)
     updated_at = models.DateTimeField(null=True, blank=True)
@@ -145,7 +148,7 @@ class Tally(models.Model):
         abstract = True
 
     def counts(self) -> dict:
-        return {f: getattr(self, f) for f in self.COUNTS}
+        return {**{f: getattr(self, f) for f in self.COUNTS}, "cells": self.cells}
 
 
 class PairTally(Tally):

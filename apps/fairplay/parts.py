@@ -155,7 +155,7 @@ def statistic_words(found: dict) -> str:
              "strength: %(p0)s%%). Log likelihood ratio %(llr)s; the threshold is "
              "%(threshold)s.") % {
         "picks": found["picks"], "knowing": found["knowing"],
-        "rate": round(100 * (found["rate"] or 0)), "p0": round(100 * found["p0"]),
+        "rate": round(100 * (found["rate"] or 0)), "p0": round(100 * (found["p0"] or 0)),
         "llr": found["llr"], "threshold": found["threshold"]}
 
 

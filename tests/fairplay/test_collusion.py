@@ -102,14 +102,14 @@ def fake_judgement(knowing_pair=(0, 2), picks: int = 60):
             knowing = picks * 9 // 10 if s in knowing_pair else picks // 4
             counts[str(s)] = {"judged": 3 * picks, "plain": picks, "plain_agree": picks * 3 // 4,
                               "telling": picks, "knowing": knowing, "own": picks - knowing,
-                              "other": 0}
+                              "other": 0, "cells": {"2:6": [knowing, picks - knowing]}}
             telling.append({"round": 1, "index": s, "seat": s,
                             "played": {"play": "6-4", "end": "A"},
                             "own": {"play": "5-5", "end": "B"},
                             "knowing": {"play": "6-4", "end": "A"}, "own_gap": 2.5,
                             "knowing_gap": 7.5,
                             "picked": "knowing" if s in knowing_pair else "own"})
-        return {"ok": True, "version": 1, "counts": counts, "telling": telling}
+        return {"ok": True, "version": 2, "counts": counts, "telling": telling}
     return judge_record
 
 
@@ -178,6 +178,7 @@ def test_a_judgement_counts_once_per_pair_and_per_person(people, sent, monkeypat
     pair = PairTally.objects.get(low=min(host, bea, key=lambda u: u.pk),
                                  high=max(host, bea, key=lambda u: u.pk))
     assert (pair.matches, pair.telling, pair.knowing, pair.own) == (1, 120, 30, 90)
+    assert pair.cells == {"2:6": [30, 90]}  # the classes are kept with the sums
     assert PairTally.objects.count() == 2
     assert PersonTally.objects.get(user=ana).telling == 60
     assert PairMatch.objects.filter(pair=pair).get().telling[0]["seat"] in (0, 2)
