@@ -148,7 +148,7 @@ def knowing_public(view: dict, partner_seat: int, partner_hand: list[int]) -> Pu
 # -- judging one move ------------------------------------------------------------------------
 
 def _key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
-    """Moves leading to the same position share a key (as ``search._distinct`` merges them)."""
+    """Moves leading to the same position share a key (as ``search.distinct`` merges them)."""
     t, e = move
     if t < 0:
         return move
@@ -177,7 +177,7 @@ def judge(view: dict, partner_seat: int, partner_hand: list[int], move: tuple[in
     """What the two views make of one move (``move`` as the engine took it), or None when the
     seat had one distinct move (nothing to judge)."""
     own_pub = Public(view)
-    if len(search._distinct(own_pub)) < 2:
+    if len(search.distinct(own_pub)) < 2:
         return None
     know_pub = knowing_public(view, partner_seat, partner_hand)
     own_est = search.estimate(own_pub, random.Random(f"own:{rng_seed}"), budget)

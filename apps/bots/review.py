@@ -171,7 +171,7 @@ def same_position(view: dict, a: int, b: int) -> bool:
 # -- judging one move ------------------------------------------------------------------------
 
 def _key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
-    """Moves with the same key lead to the same position (as ``search._distinct`` merges them):
+    """Moves with the same key lead to the same position (as ``search.distinct`` merges them):
     the first tile either way round; outside all-fives, a tile on an end showing the same
     number."""
     t, e = move

@@ -177,7 +177,7 @@ def side_value(w: Round, side: int, fives_before: list[int]) -> float:
     return mine - (sum(pts) - mine) / (sides - 1)
 
 
-def _distinct(pub: Public) -> list[int]:
+def distinct(pub: Public) -> list[int]:
     """Indices of legal moves leading to different positions (one of each equal pair)."""
     base = pub.base
     keep = []
@@ -266,7 +266,7 @@ def exact_applies(pub: Public, budget: Budget) -> bool:
 def estimate(pub: Public, rng: random.Random, level: str | Budget) -> Estimate:
     """Every distinct candidate's sampled values at ``level`` (a level's name or a budget of
     one's own, e.g. a review's), and the search's choice."""
-    cands = _distinct(pub)
+    cands = distinct(pub)
     if len(cands) == 1:
         return Estimate(cands, [[]], 0)
     budget = BUDGETS[level] if isinstance(level, str) else level

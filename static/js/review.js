@@ -211,7 +211,7 @@ function drawRound() {
   const k = where.round;
   drawnRound = k;
   $("review-chart-title").textContent = fmt(T.chart_title, { side: sideName(k), n: k + 1 });
-  const about = `${T.chart_about} ${T.chart_blunder}`;
+  const about = T.chart_about;
   $("review-chart-about").textContent = R.partners ? `${about} ${T.chart_partner}` : about;
   chartSvg(k);
   $("review-summary-title").textContent = fmt(T.summary_title, { n: k + 1 });

@@ -143,7 +143,7 @@ def test_estimate_takes_a_budget_of_its_own() -> None:
         rnd = match.current
         if rnd is not None:
             pub = Public(seat_view(match, rnd.turn))
-            if len(search._distinct(pub)) > 1:
+            if len(search.distinct(pub)) > 1:
                 break
     small = search.Budget(playouts=40, min_deals=8)
     est = search.estimate(pub, random.Random(1), small)

@@ -63,8 +63,8 @@ def strings() -> dict:
         "chart_title": _("Expected points for %(side)s through round %(n)s"),
         "chart_about": _("Each point is one of your side's moves: what the side could still "
                          "expect from the round as its player saw it then (its points to come "
-                         "minus the others'). Red: a mistake; amber: an inaccuracy."),
-        "chart_blunder": _("Dark red and larger: a blunder."),
+                         "minus the others'). Dark red and larger: a blunder; red: a mistake; "
+                         "amber: an inaccuracy."),
         "chart_partner": _("Solid line: your moves; dashed: your partner's."),
         "chart_move": _("Move %(n)s"),
         "summary_title": _("Round %(n)s in words"),
