@@ -58,13 +58,15 @@ def evaluate(results: list[dict], table: dict | None = None) -> list[dict]:
     return out
 
 
-def fit(results: list[dict]) -> dict:
+def fit(results: list[dict], z: float = 2.0) -> dict:
     """The honest rate per own-gap class as a line in strength, ``{class: (at 0, slope)}``.
 
-    The honest pairs are pooled per (level, opponents' level) combination; per class, a line
-    through the combinations' rates (weighted by their picks) is raised until it covers every
-    combination's rate plus one standard error: an upper envelope, not a mean, because the
-    test's error bound holds for pairs whose rate is at most the line."""
+    The honest pairs are pooled per (level, opponents' level) combination. Per class, a line
+    through the rates of the combinations at strength :data:`~apps.bots.collusion.WEAK` or more
+    (weighted by their picks; weaker play gets the cap, :func:`~apps.bots.collusion.
+    honest_rate`), then raised until no combination's rate is above it by more than ``z`` of
+    its standard errors: the line is the honest rate, not the highest combination's sampled
+    rate, because a combination's rate over a few hundred picks is itself a sample."""
     combos: dict[tuple[str, str], collusion.Counts] = {}
     for r in results:
         if r["pair"] not in HONEST:
@@ -80,15 +82,17 @@ def fit(results: list[dict]) -> dict:
             for key, (kk, oo) in c.cells.items():
                 if float(key.split(":")[0]) == own_class:
                     k, o = k + kk, o + oo
-            if k + o:
+            if k + o and collusion.strength(c) >= collusion.WEAK:
                 points.append((collusion.strength(c), k / (k + o), k + o))
         w = sum(n for _s, _r, n in points)
         ms = sum(s * n for s, _r, n in points) / w
         mr = sum(r * n for _s, r, n in points) / w
         var = sum(n * (s - ms) ** 2 for s, _r, n in points)
-        slope = sum(n * (s - ms) * (r - mr) for s, r, n in points) / var if var else 0.0
+        slope = min(0.0, sum(n * (s - ms) * (r - mr) for s, r, n in points) / var) if var \
+            else 0.0
         at0 = mr - slope * ms
-        raise_by = max(r + math.sqrt(r * (1 - r) / n) - (at0 + slope * s) for s, r, n in points)
+        raise_by = max(r - z * math.sqrt(r * (1 - r) / n) - (at0 + slope * s)
+                       for s, r, n in points)
         table[own_class] = (round(at0 + max(0.0, raise_by), 3), round(slope, 3))
     return table
 

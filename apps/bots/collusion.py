@@ -71,13 +71,18 @@ OWN_CLASSES = (1.0, 2.0, 4.0, 8.0)
 #: ... and the knowing view's (how much a colluder gains by the other move).
 KNOWING_CLASSES = (0.0, 3.0, 6.0)
 #: Honest play's rate of picking the knowing move, per own-gap class, as a line in strength
-#: (the share of plain moves played as the own view's best): ``(at 0, slope)``, fitted on
-#: honest bots of every level and raised to cover the highest of them (docs/collusion.md,
-#: ``python -m tools.bench_collusion --fit``). The honest rate falls as the own view's
-#: preference grows and as the player gets stronger.
-HONEST_RATE = {1.0: (0.62, -0.14), 2.0: (0.66, -0.26), 4.0: (0.75, -0.52), 8.0: (0.83, -0.72)}
+#: (the share of plain moves played as the own view's best): ``(at 0, slope)``, fitted on the
+#: 200 honest pairs of the benchmark's run (docs/collusion.md: ``python -m
+#: tools.bench_collusion --replay ... --fit``, :func:`tools.collusion_fit.fit`). The honest
+#: rate falls as the own view's preference grows and as the player gets stronger.
+HONEST_RATE = {1.0: (0.507, -0.002), 2.0: (0.547, -0.147), 4.0: (0.638, -0.382),
+               8.0: (0.889, -0.919)}
 #: An honest rate is kept within these bounds, whatever the line says.
-RATE_BOUNDS = (0.05, 0.60)
+RATE_BOUNDS = (0.05, 0.65)
+#: Below this strength (play not far from random: the easy bot's is 0.4) the honest rate is the
+#: upper bound in every class: such players split about evenly between any two moves, and the
+#: lines are fitted on stronger play only.
+WEAK = 0.5
 #: An always-peeking expert's rate of picking the knowing move, per knowing-gap class.
 PEEK_RATE = {0.0: 0.52, 3.0: 0.62, 6.0: 0.82}
 #: The colluder the test is tuned for peeks on this share of their moves: their rate is
@@ -300,6 +305,8 @@ def cell(own_gap: float, knowing_gap: float) -> str:
 
 def honest_rate(s: float, own_class: float, table: dict | None = None) -> float:
     """The honest rate of picking the knowing move at strength ``s`` in an own-gap class."""
+    if s < WEAK:
+        return RATE_BOUNDS[1]
     at0, slope = (table or HONEST_RATE)[own_class]
     return min(RATE_BOUNDS[1], max(RATE_BOUNDS[0], at0 + slope * s))
 
