@@ -11,10 +11,14 @@ pair under test in seats 0 and 2, honest opponents in 1 and 3. The pair is one o
   moves);
 
 against opponents of every honest level. Each pair plays ``--matches`` matches; then every move
-of seats 0 and 2 is judged by :func:`apps.bots.collusion.judge_record` (the site's evaluator
-and thresholds) and the pair's counts go through :func:`apps.bots.collusion.verdict`. Printed:
-one row per pair kind, with how many pairs were flagged, and the honest rate by strength (what
-``collusion.HONEST_RATE`` is set from: run ``--calibrate`` on seeds of its own).
+of seats 0 and 2 is judged by :func:`apps.bots.collusion.judge_record` (the site's evaluator),
+every judged position is kept (``--json``), and the pair's counts go through
+:func:`apps.bots.collusion.verdict` after every match, as on the site. Printed: one row per pair
+kind with how many pairs were flagged, with the site's honest rates and cross-fitted
+(:mod:`tools.collusion_fit`: each pair judged by rates fitted on the other half's honest
+pairs); ``--fit`` prints the rates fitted on all the honest pairs (what
+``collusion.HONEST_RATE`` is). ``--replay PATH`` does all that from an earlier ``--json`` file
+without playing or judging.
 
 ``--agreement N`` also judges the positions of N matches with the review's budget (exact
 endings, 450+ deals a candidate) and prints how often it agrees with the cheap evaluator on
