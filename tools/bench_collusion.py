@@ -31,6 +31,7 @@ writes every pair's counts. :func:`run` is what the test suite calls, small and 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import multiprocessing
 import random
@@ -313,8 +314,7 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         if args.replay:
-            with open(args.replay, encoding="utf-8") as fh:
-                results = [json.loads(line) for line in fh if line.strip()]
+            results = load(args.replay)
         else:
             results = run(task_list, procs=min(2, args.procs), progress=progress, sink=sink)
     finally:
@@ -348,6 +348,13 @@ def main(argv: list[str] | None = None) -> None:
               f"{a['both_tell']}; same verdict (tells or not) {100 * a['same_verdict']:.1f}% "
               f"(kappa {a['kappa']:.2f}); where both say it tells, the same knowing move "
               f"{100 * a['same_knowing_move']:.1f}%")
+
+
+def load(path: str) -> list[dict]:
+    """The pairs of an earlier ``--json`` run (gzipped or not)."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
 
 
 def report(results: list[dict]) -> None:

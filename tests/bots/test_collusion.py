@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -227,3 +228,22 @@ def test_cross_fitting_judges_each_pair_by_rates_fitted_without_it():
     assert len(judged) == len(results)
     for f in (0, 1):
         assert tables[f] == collusion_fit.fit([r for r in results if r["seed"] % 2 != f])
+
+
+def test_the_benchmarks_run_gives_the_sites_rates_and_meets_the_figures():
+    """The run in docs/collusion.md, kept (every judged position of its 240 pairs): fitting it
+    again gives the site's honest rates, and the figures the docs state still hold for today's
+    test. Changing a constant of the test without running the benchmark again fails here."""
+    results = bench_collusion.load(str(Path(__file__).parent / "data"
+                                       / "collusion-bench-100.jsonl.gz"))
+    assert len(results) == 240
+    assert collusion_fit.fit(results) == collusion.HONEST_RATE
+
+    def flagged(rows: list[dict], kinds: tuple[str, ...]) -> tuple[int, int]:
+        mine = [r for r in rows if r["pair"] in kinds]
+        return sum(r["verdict"]["flagged"] for r in mine), len(mine)
+
+    for rows in (collusion_fit.evaluate(results), collusion_fit.crossfit(results)[0]):
+        assert flagged(rows, ("peek",)) == (20, 20)
+        assert flagged(rows, ("peek3",)) == (20, 20)
+        assert flagged(rows, collusion_fit.HONEST) == (0, 200)
