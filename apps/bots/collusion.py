@@ -38,14 +38,14 @@ import random
 from dataclasses import asdict, dataclass, field, fields
 
 from apps.rules import harness
-from apps.rules.engine import OPEN, OPEN_FLIPPED, Match
+from apps.rules.engine import Match
 from apps.rules.errors import RuleError
 from apps.rules.presets import make_rules
 from apps.rules.tiles import parse_tile
 from apps.rules.view import seat_view
 
 from . import search
-from .review import engine_move
+from .review import engine_move, position_key
 from .state import Public
 
 VERSION = 2
@@ -152,21 +152,9 @@ def knowing_public(view: dict, partner_seat: int, partner_hand: list[int]) -> Pu
 
 # -- judging one move ------------------------------------------------------------------------
 
-def _key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
-    """Moves leading to the same position share a key (as ``search.distinct`` merges them)."""
-    t, e = move
-    if t < 0:
-        return move
-    if e in (OPEN, OPEN_FLIPPED):
-        return (t, OPEN)
-    if not pub.rules.fives:
-        return (t, pub.base.ends[e])
-    return move
-
-
 def _index(pub: Public, est: search.Estimate, key: tuple[int, int]) -> int | None:
     for k, c in enumerate(est.candidates):
-        if _key(pub, pub.legal[c]) == key:
+        if position_key(pub, pub.legal[c]) == key:
             return k
     return None
 
@@ -187,9 +175,9 @@ def judge(view: dict, partner_seat: int, partner_hand: list[int], move: tuple[in
     know_pub = knowing_public(view, partner_seat, partner_hand)
     own_est = search.estimate(own_pub, random.Random(f"own:{rng_seed}"), budget)
     know_est = search.estimate(know_pub, random.Random(f"know:{rng_seed}"), budget)
-    own_key = _key(own_pub, own_pub.legal[own_est.candidates[own_est.chosen]])
-    know_key = _key(know_pub, know_pub.legal[know_est.candidates[know_est.chosen]])
-    played_key = _key(own_pub, move)
+    own_key = position_key(own_pub, own_pub.legal[own_est.candidates[own_est.chosen]])
+    know_key = position_key(know_pub, know_pub.legal[know_est.candidates[know_est.chosen]])
+    played_key = position_key(own_pub, move)
     picked = ("own" if played_key == own_key else
               "knowing" if played_key == know_key else "other")
     means = [own_est.mean(k) for k in range(len(own_est.candidates))]

@@ -165,12 +165,12 @@ def same_position(view: dict, a: int, b: int) -> bool:
     """Whether legal moves ``a`` and ``b`` of ``view`` (indices into ``view["legal"]``) lead to
     the same position, as the review merges them into one candidate."""
     pub = Public(view)
-    return _key(pub, pub.legal[a]) == _key(pub, pub.legal[b])
+    return position_key(pub, pub.legal[a]) == position_key(pub, pub.legal[b])
 
 
 # -- judging one move ------------------------------------------------------------------------
 
-def _key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
+def position_key(pub: Public, move: tuple[int, int]) -> tuple[int, int]:
     """Moves with the same key lead to the same position (as ``search.distinct`` merges them):
     the first tile either way round; outside all-fives, a tile on an end showing the same
     number."""
@@ -191,9 +191,9 @@ def _candidate(pub: Public, est: search.Estimate, move: tuple[int, int]) -> int:
     for k, c in enumerate(est.candidates):
         if pub.legal[c] == move:
             return k
-    want = _key(pub, move)
+    want = position_key(pub, move)
     for k, c in enumerate(est.candidates):
-        if _key(pub, pub.legal[c]) == want:
+        if position_key(pub, pub.legal[c]) == want:
             return k
     raise AssertionError(f"the played move {move} is none of the search's candidates")
 
