@@ -23,7 +23,7 @@ def match_counts(entries: list) -> collusion.Counts:
     """One match's counts from its judged positions, by the site's rules of today."""
     total = collusion.Counts()
     for _seat, split, own_gap, knowing_gap, margin, picked in entries:
-        entry = {"telling": bool(split) and own_gap >= collusion.OWN_GAP, "picked": picked,
+        entry = {"telling": collusion.tells(split=bool(split), own_gap=own_gap), "picked": picked,
                  "own_gap": own_gap, "knowing_gap": knowing_gap, "margin": margin}
         total.add(collusion.count(entry))
     return total
@@ -80,7 +80,7 @@ def fit(results: list[dict], z: float = 2.0) -> dict:
         for c in combos.values():
             k = o = 0
             for key, (kk, oo) in c.cells.items():
-                if float(key.split(":")[0]) == own_class:
+                if collusion.classes(key)[0] == own_class:
                     k, o = k + kk, o + oo
             if k + o and collusion.strength(c) >= collusion.WEAK:
                 points.append((collusion.strength(c), k / (k + o), k + o))

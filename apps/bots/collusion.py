@@ -194,8 +194,14 @@ def judge(view: dict, partner_seat: int, partner_hand: list[int], move: tuple[in
     own_gap = _gap(own_est.values, own_est.chosen, k_own_know)
     entry["knowing_gap"] = round(knowing_gap, 1)
     entry["own_gap"] = round(own_gap, 1)
-    entry["telling"] = own_gap >= OWN_GAP
+    entry["telling"] = tells(split=True, own_gap=own_gap)
     return entry
+
+
+def tells(*, split: bool, own_gap: float) -> bool:
+    """Whether a judged position tells: the views' best moves differ (``split``) and the own
+    view prefers its own by :data:`OWN_GAP` points or more."""
+    return split and own_gap >= OWN_GAP
 
 
 def count(entry: dict | None) -> Counts:
@@ -291,6 +297,12 @@ def cell(own_gap: float, knowing_gap: float) -> str:
     return f"{_class(own_gap, OWN_CLASSES):g}:{_class(knowing_gap, KNOWING_CLASSES):g}"
 
 
+def classes(key: str) -> tuple[float, float]:
+    """A cell's key back to its (own-gap, knowing-gap) class edges."""
+    own_class, knowing_class = key.split(":")
+    return float(own_class), float(knowing_class)
+
+
 def honest_rate(s: float, own_class: float, table: dict | None = None) -> float:
     """The honest rate of picking the knowing move at strength ``s`` in an own-gap class."""
     if s < WEAK:
@@ -319,7 +331,7 @@ def verdict(c: Counts, table: dict | None = None) -> dict:
     llr = p0_sum = p1_sum = 0.0
     picks = knowing = 0
     for key, (k, o) in c.cells.items():
-        own_class, knowing_class = (float(x) for x in key.split(":"))
+        own_class, knowing_class = classes(key)
         p0 = honest_rate(s, own_class, table)
         p1 = colluder_rate(p0, knowing_class)
         llr += k * math.log(p1 / p0) + o * math.log((1 - p1) / (1 - p0))
