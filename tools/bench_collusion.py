@@ -123,9 +123,8 @@ def judge_pair(task: tuple[str, str, int, int, int]) -> dict:
     counts = collusion.Counts()
     started = time.perf_counter()
     judging = 0.0
-    per_match = []
+    judged = []
     positions = []
-    flagged_at = None
     moves = 0
     for m in range(matches):
         record = play_match(pair, opponents, seed * 1000 + m, target)
@@ -136,17 +135,16 @@ def judge_pair(task: tuple[str, str, int, int, int]) -> dict:
         mine = collusion.Counts()
         for c in out["counts"].values():
             mine.add(collusion.Counts.of(c))
-        per_match.append(mine.as_dict())
+        judged.append(mine)
         positions.append(out["entries"])
         counts.add(mine)
-        if flagged_at is None and collusion.verdict(counts)["flagged"]:
-            flagged_at = m + 1
+    flagged_at = collusion_fit.flagged_at(judged)
     found = collusion.verdict(counts)
     found["flagged"] = flagged_at is not None
     return {"pair": pair, "opponents": opponents, "seed": seed, "counts": counts.as_dict(),
-            "per_match": per_match, "positions": positions, "verdict": found,
-            "flagged_at": flagged_at, "moves": moves, "seconds": time.perf_counter() - started,
-            "judging": judging}
+            "per_match": [c.as_dict() for c in judged], "positions": positions,
+            "verdict": found, "flagged_at": flagged_at, "moves": moves,
+            "seconds": time.perf_counter() - started, "judging": judging}
 
 
 def tasks(*, honest_seeds: int, peek_seeds: int, matches: int, target: int,
