@@ -83,9 +83,8 @@ def decide_collusion(*, actor, report_id: int, decision: str, note: str) -> Coll
             # Checks the staff right and writes the modlog (moderation's CLOSE_REPORT).
             moderation.close_report(actor=actor, report_id=case.report_id,
                                     resolution=f"{label}: {note}")
-        elif not (actor.is_active and actor.is_staff
-                  and actor.has_perm("moderation.handle_report")):
-            raise ServiceError(_("You may not do that."), code="forbidden")
+        else:
+            moderation.require_perm(actor, "handle_report")
         case.status = (CollusionReport.Status.DISMISSED if decision == "dismiss"
                        else CollusionReport.Status.ACTED)
         case.handled_by, case.closed_at = actor, timezone.now()

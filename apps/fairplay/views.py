@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from apps.core.errors import ServiceError
-from apps.moderation.views import staff_member_required
+from apps.moderation.views import require_right, staff_member_required
 from apps.tables.models import Table
 
 from . import parts, rules, selectors, services
@@ -41,17 +40,12 @@ def minimum(request, code: str):
     return redirect("tables:table", code=table.code)
 
 
-def _handles_reports(request) -> None:
-    if not request.user.has_perm("moderation.handle_report"):
-        raise PermissionDenied
-
-
 @staff_member_required
 def collusion(request, report_id: int):
     """A collusion report for staff: the pair, the statistic, every judged match with its
     telling positions (what was played, what each view preferred, by how much), and the
     decision (dismiss, or act with the moderation tools)."""
-    _handles_reports(request)
+    require_right(request, "handle_report")
     case = selectors.collusion_case(report_id)
     if case is None:
         raise Http404
@@ -69,7 +63,7 @@ def collusion(request, report_id: int):
 @staff_member_required
 @require_POST
 def collusion_decide(request, report_id: int):
-    _handles_reports(request)
+    require_right(request, "handle_report")
     try:
         services.decide_collusion(actor=request.user, report_id=report_id,
                                   decision=request.POST.get("decision", ""),

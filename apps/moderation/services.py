@@ -62,7 +62,9 @@ MODERATOR_GROUP = "moderator"
 
 # -- plumbing ---------------------------------------------------------------------------------
 
-def _require_perm(actor, right: str) -> None:
+def require_perm(actor, right: str) -> None:
+    """A staff member with moderation's ``right``, or a ServiceError (fair play's collusion
+    decisions use it too)."""
     if actor is None or not actor.is_authenticated:
         raise ServiceError(_("Sign in first."), code="not_signed_in")
     if not (actor.is_active and actor.is_staff and actor.has_perm(f"moderation.{right}")):
@@ -290,7 +292,7 @@ def _message(message_id: int) -> ChatMessage:
 
 
 def hide_message(*, actor, message_id: int, reason: str = "") -> ChatMessage:
-    _require_perm(actor, "hide_message")
+    require_perm(actor, "hide_message")
     reason = _reason(reason, required=False)
     with transaction.atomic():
         msg = _message(message_id)
@@ -306,7 +308,7 @@ def hide_message(*, actor, message_id: int, reason: str = "") -> ChatMessage:
 
 def delete_message(*, actor, message_id: int, reason: str = "") -> ChatMessage:
     """The text is blanked; the log keeps what it said."""
-    _require_perm(actor, "delete_message")
+    require_perm(actor, "delete_message")
     reason = _reason(reason, required=False)
     with transaction.atomic():
         msg = _message(message_id)
@@ -328,7 +330,7 @@ def delete_message(*, actor, message_id: int, reason: str = "") -> ChatMessage:
 
 def mute(*, actor, user_id: int, minutes: int, reason: str) -> Mute:
     """Mute a person's chat for ``minutes``; their input shows the reason and the end."""
-    _require_perm(actor, "mute_user")
+    require_perm(actor, "mute_user")
     reason = _reason(reason, required=True)
     if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 1 \
             or timedelta(minutes=minutes) > MUTE_MAX:
@@ -349,7 +351,7 @@ def mute(*, actor, user_id: int, minutes: int, reason: str) -> Mute:
 
 
 def lift_mute(*, actor, user_id: int, reason: str = "") -> int:
-    _require_perm(actor, "mute_user")
+    require_perm(actor, "mute_user")
     reason = _reason(reason, required=False)
     target = _target_user(actor, user_id)
     now = timezone.now()
@@ -378,11 +380,11 @@ def ban(*, actor, user_id: int, reason: str, days: int | None = None) -> Ban:
     """Ban a person from the site for ``days``, or for good (``days=None``, superusers only).
     Their sessions end and their open sockets close (4403) at once."""
     if days is None:
-        _require_perm(actor, "ban_user_forever")
+        require_perm(actor, "ban_user_forever")
         if not actor.is_superuser:
             raise ServiceError(_("Only a superuser can ban for good."), code="forbidden")
     else:
-        _require_perm(actor, "ban_user")
+        require_perm(actor, "ban_user")
         if isinstance(days, bool) or not isinstance(days, int) or days < 1 \
                 or timedelta(days=days) > BAN_MAX:
             raise ServiceError(_("A ban lasts from 1 to 365 days, or for good."),
@@ -415,7 +417,7 @@ def _close_sockets(user_id: int) -> None:
 
 def lift_ban(*, actor, user_id: int, reason: str = "") -> int:
     """Lift a person's bans: moderators only the timed bans they gave themselves."""
-    _require_perm(actor, "lift_ban")
+    require_perm(actor, "lift_ban")
     reason = _reason(reason, required=False)
     target = User.objects.filter(pk=user_id).first()
     if target is None:
@@ -443,7 +445,7 @@ def lift_ban(*, actor, user_id: int, reason: str = "") -> int:
 
 def close_table(*, actor, table_id: int, reason: str) -> Table:
     """Close a table: its round in progress is voided, the players see why."""
-    _require_perm(actor, "close_table")
+    require_perm(actor, "close_table")
     reason = _reason(reason, required=True)
     with transaction.atomic():
         table = tables.lock_table(table_id)
@@ -461,7 +463,7 @@ def close_table(*, actor, table_id: int, reason: str) -> Table:
 
 
 def hide_table(*, actor, table_id: int, hidden: bool = True, reason: str = "") -> Table:
-    _require_perm(actor, "hide_table")
+    require_perm(actor, "hide_table")
     reason = _reason(reason, required=False)
     with transaction.atomic():
         table = tables.lock_table(table_id)
@@ -475,7 +477,7 @@ def hide_table(*, actor, table_id: int, hidden: bool = True, reason: str = "") -
 
 def rename_by_staff(*, actor, table_id: int, name: str, reason: str = "") -> Table:
     """Staff rename (or clear the name of) a table, under the same rules as a host's name."""
-    _require_perm(actor, "rename_table")
+    require_perm(actor, "rename_table")
     reason = _reason(reason, required=False)
     name = normalize_table_name(name)
     problem = table_name_problem(name)
@@ -493,7 +495,7 @@ def rename_by_staff(*, actor, table_id: int, name: str, reason: str = "") -> Tab
 
 def remove_player(*, actor, table_id: int, seat_index: int, reason: str) -> Table:
     """Remove a person from a seat, as if they left (a bot plays out a round in progress)."""
-    _require_perm(actor, "remove_player")
+    require_perm(actor, "remove_player")
     reason = _reason(reason, required=True)
     with transaction.atomic():
         table = tables.lock_table(table_id)
@@ -518,7 +520,7 @@ def remove_player(*, actor, table_id: int, seat_index: int, reason: str) -> Tabl
 
 def close_report(*, actor, report_id: int, resolution: str) -> Report:
     """Close an open report with what was done (or why nothing was)."""
-    _require_perm(actor, "handle_report")
+    require_perm(actor, "handle_report")
     resolution = " ".join((resolution or "").split())
     if not resolution:
         raise ServiceError(_("Say how the report was resolved."), code="no_resolution")

@@ -42,14 +42,16 @@ def staff_member_required(view):
     return wrapper
 
 
-def _need(request, right: str) -> None:
+def require_right(request, right: str) -> None:
+    """403 unless the signed-in staff member holds moderation's ``right`` (fair play's staff
+    pages use it too)."""
     if not request.user.has_perm(f"moderation.{right}"):
         raise PermissionDenied
 
 
 @staff_member_required
 def live_tables(request):
-    _need(request, "observe_table")
+    require_right(request, "observe_table")
     rows = []
     for table in selectors.live_tables():
         seats = [(s.user.profile.display_name if s.user and hasattr(s.user, "profile")
@@ -62,7 +64,7 @@ def live_tables(request):
 
 @staff_member_required
 def observe(request, table_id: int):
-    _need(request, "observe_table")
+    require_right(request, "observe_table")
     table = get_object_or_404(Table, pk=table_id)
     state = table_state(table_id=table.pk, user=None)
     return render(request, "moderation/observe.html", {
@@ -79,7 +81,7 @@ def observe(request, table_id: int):
 def record(request, table_id: int):
     """The table's game record, as its players download it (a closed table's stopped round
     included): what staff look at to see what happened at a reported table."""
-    _need(request, "observe_table")
+    require_right(request, "observe_table")
     table = get_object_or_404(Table, pk=table_id)
     data = finished_record(table)
     if data is None:
@@ -91,7 +93,7 @@ def record(request, table_id: int):
 
 @staff_member_required
 def report_queue(request):
-    _need(request, "handle_report")
+    require_right(request, "handle_report")
     status = "closed" if request.GET.get("status") == "closed" else "open"
     reports = selectors.report_queue(status)
     # What other apps note on each reported person (staff_parts), read once for the page.
@@ -103,7 +105,7 @@ def report_queue(request):
 
 @staff_member_required
 def report_detail(request, report_id: int):
-    _need(request, "handle_report")
+    require_right(request, "handle_report")
     row = get_object_or_404(Report.objects.select_related(
         "table", "message__user", "reporter", "reported_user", "handled_by"), pk=report_id)
     context = selectors.message_context(row.message) if row.message else []
